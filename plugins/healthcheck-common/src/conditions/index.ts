@@ -1,0 +1,25 @@
+export { parseCondition } from './parseCondition';
+export { evaluateCondition } from './evaluateCondition';
+export { judgeConditions, validateConditions } from './judgeConditions';
+export { ConditionParseError } from './ConditionParseError';
+export type {
+  AnyOperand,
+  BodyPathStep,
+  ComparisonOperator,
+  Condition,
+  ConditionContext,
+  ConditionEvaluation,
+  ConditionJudgement,
+  ConditionOperand,
+  ConditionProblem,
+  ConditionSeverity,
+  ConditionSpec,
+  HasOperand,
+  JudgedCondition,
+  LengthOperand,
+  LiteralOperand,
+  OperandSource,
+  PatternOperand,
+  PlaceholderName,
+  PlaceholderOperand,
+} from './types';
