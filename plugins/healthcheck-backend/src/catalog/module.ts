@@ -1,0 +1,22 @@
+import { createBackendModule } from '@backstage/backend-plugin-api';
+import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
+import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
+
+/**
+ * Teaches the catalog the `HealthCheck` kind, so checks can be declared as
+ * code next to `catalog-info.yaml`.
+ *
+ * @public
+ */
+export const catalogModuleHealthCheckEntityModel = createBackendModule({
+  pluginId: 'catalog',
+  moduleId: 'healthcheck-entity-model',
+  register(reg) {
+    reg.registerInit({
+      deps: { catalog: catalogProcessingExtensionPoint },
+      async init({ catalog }) {
+        catalog.addProcessor(new HealthCheckEntityProcessor());
+      },
+    });
+  },
+});

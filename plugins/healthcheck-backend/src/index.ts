@@ -1,0 +1,8 @@
+/**
+ * The Vigil health-check backend: slices per (check, system, environment),
+ * one heap scheduler, probes, rollups and the REST API.
+ *
+ * @packageDocumentation
+ */
+export { healthcheckPlugin as default } from './plugin';
+export { catalogModuleHealthCheckEntityModel } from './catalog/module';

@@ -1,0 +1,81 @@
+import {
+  ANNOTATION_LOCATION,
+  ANNOTATION_SOURCE_LOCATION,
+  stringifyEntityRef,
+} from '@backstage/catalog-model';
+import { BackstageCredentials } from '@backstage/backend-plugin-api';
+import { CatalogService } from '@backstage/plugin-catalog-node';
+import {
+  HEALTHCHECK_KIND,
+  isHealthCheckEntity,
+} from '@vigil/plugin-healthcheck-common';
+import { HealthcheckStore } from '../database/HealthcheckStore';
+
+/** A check as the API lists it, from either source. */
+export interface CheckSummary {
+  id: string;
+  title?: string;
+  type: string;
+  target: string;
+  interval?: string;
+  systems: string[];
+  paused: boolean;
+  source:
+    | { kind: 'api'; createdBy: string }
+    | { kind: 'gitops'; entityRef: string; location?: string };
+}
+
+/**
+ * Every check the plugin knows: those created through the API and those
+ * declared as HealthCheck entities that the caller may read in the catalog.
+ */
+export async function listChecks(options: {
+  store: HealthcheckStore;
+  catalog: CatalogService;
+  credentials: BackstageCredentials;
+}): Promise<CheckSummary[]> {
+  const { store, catalog, credentials } = options;
+  const [stored, { items: entities }] = await Promise.all([
+    store.listChecks(),
+    catalog.getEntities(
+      // The apiVersion is checked below: an older or newer one is not ours.
+      { filter: { kind: HEALTHCHECK_KIND } },
+      { credentials },
+    ),
+  ]);
+
+  const fromApi: CheckSummary[] = stored.map(check => ({
+    id: check.id,
+    title: check.title,
+    type: String(check.spec.type ?? ''),
+    target: String(check.spec.target ?? ''),
+    interval: check.spec.interval as string | undefined,
+    systems: (check.spec.systems as string[] | undefined) ?? [],
+    paused: check.spec.paused === true,
+    source: { kind: 'api', createdBy: check.createdBy },
+  }));
+
+  const fromCatalog: CheckSummary[] = entities
+    .filter(isHealthCheckEntity)
+    .map(entity => {
+      const annotations = entity.metadata.annotations ?? {};
+      return {
+        id: stringifyEntityRef(entity),
+        title: entity.metadata.title,
+        type: entity.spec.type,
+        target: entity.spec.target,
+        interval: entity.spec.interval,
+        systems: entity.spec.systems,
+        paused: entity.spec.paused === true,
+        source: {
+          kind: 'gitops',
+          entityRef: stringifyEntityRef(entity),
+          location:
+            annotations[ANNOTATION_SOURCE_LOCATION] ??
+            annotations[ANNOTATION_LOCATION],
+        },
+      };
+    });
+
+  return [...fromCatalog, ...fromApi].sort((a, b) => a.id.localeCompare(b.id));
+}
