@@ -1,0 +1,27 @@
+/*
+ * The Vigil demo backend: only the plugins that Vigil reads from or talks through.
+ */
+import { createBackend } from '@backstage/backend-defaults';
+import { catalogModuleHealthCheckEntityModel } from '@vigil/plugin-healthcheck-backend';
+import { permissionPolicyModule } from './modules/permissionPolicy';
+
+const backend = createBackend();
+
+backend.add(import('@backstage/plugin-app-backend'));
+
+backend.add(import('@backstage/plugin-auth-backend'));
+backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
+
+backend.add(import('@backstage/plugin-catalog-backend'));
+backend.add(catalogModuleHealthCheckEntityModel);
+
+backend.add(import('@backstage/plugin-events-backend'));
+backend.add(import('@backstage/plugin-signals-backend'));
+backend.add(import('@backstage/plugin-notifications-backend'));
+
+backend.add(import('@backstage/plugin-permission-backend'));
+backend.add(permissionPolicyModule);
+
+backend.add(import('@vigil/plugin-healthcheck-backend'));
+
+backend.start();
