@@ -2,9 +2,49 @@ export interface Config {
   /** Configuration of the Vigil health-check plugin. */
   healthcheck?: {
     /**
-     * Values that checks reference as `${secret:NAME}` in headers and bodies.
+     * Values that checks reference as `${secret:NAME}` in headers and
+     * bodies. Never stored with runs, never returned by the API, redacted
+     * from logs.
      * @visibility secret
      */
     secrets?: { [name: string]: string };
+
+    /** Which addresses probes may reach. */
+    network?: {
+      /**
+       * Let probes reach loopback (127.0.0.0/8, ::1). Default false; the demo
+       * and the tests turn it on.
+       */
+      allowLoopback?: boolean;
+      /**
+       * Let probes reach private and other non-public ranges (10/8,
+       * 172.16/12, 192.168/16, 100.64/10, fc00::/7 and the like). Default
+       * false. Link-local and cloud metadata addresses are refused always.
+       */
+      allowPrivate?: boolean;
+    };
+
+    /** The in-process scheduler of this backend instance. */
+    scheduler?: {
+      /**
+       * Ticks due within this many milliseconds of each other run as one
+       * batch (one database round trip). 0 turns it off. Default 2.
+       */
+      coalesceWindowMs?: number;
+    };
+
+    /** How many probes run at once, and the slow-check bulkhead. */
+    admission?: {
+      /** Probes this instance runs at once. Default 20. */
+      concurrency?: number;
+      /** Probes of suspect (slow, failing) slices at once. Default 3. */
+      laneCapacity?: number;
+      /** Slow transport failures in a row that make a slice suspect. Default 3. */
+      suspectAfterRuns?: number;
+      /** Every Nth suspect run uses the full timeout, to see recovery. Default 5. */
+      recoveryProbeEvery?: number;
+      /** A shrunk timeout is never below this many milliseconds. Default 1000. */
+      timeoutFloorMs?: number;
+    };
   };
 }

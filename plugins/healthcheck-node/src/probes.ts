@@ -42,8 +42,44 @@ export interface ProbeResult {
   certificateExpirationMs?: number;
   dnsRcode?: string;
   dnsAnswers?: string[];
+  /**
+   * Milliseconds per phase. The built-in types use `dns`, `connect`, `tls`,
+   * `firstByte` and `total`.
+   */
   timings?: Record<string, number>;
+  /** Whether `body` stops at the type's cap rather than at the end of what was sent. */
+  bodyTruncated?: boolean;
+  /** What a TLS peer presented, for `tls` probes and `https` targets. */
+  certificate?: ProbeCertificateReport;
   error?: { kind: ProbeErrorKind; message: string };
+}
+
+/**
+ * One certificate of a TLS peer's chain.
+ * @public
+ */
+export interface ProbeCertificate {
+  subject: string;
+  issuer: string;
+  /** ISO 8601. */
+  validFrom: string;
+  /** ISO 8601. */
+  validTo: string;
+  serialNumber: string;
+  fingerprint256: string;
+  subjectAltName?: string;
+}
+
+/**
+ * The certificate chain a TLS peer presented, leaf first, and whether it
+ * verified against the trusted authorities and the host name.
+ * @public
+ */
+export interface ProbeCertificateReport {
+  authorized: boolean;
+  /** Why it did not verify: an OpenSSL or Node code such as `CERT_HAS_EXPIRED`. */
+  authorizationError?: string;
+  chain: ProbeCertificate[];
 }
 
 /**

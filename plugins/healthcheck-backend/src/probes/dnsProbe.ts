@@ -1,0 +1,248 @@
+/**
+ * The `dns` probe type: one query for one record type, against the system's
+ * resolver or a configured server, with the answers and the response code.
+ */
+import { lookup as dnsLookup, type LookupAddress, Resolver } from 'node:dns';
+import { isIP } from 'node:net';
+import type { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
+import { checkAddress, NetworkGuardError } from './networkGuard';
+import { ProbeConfigError } from './probeErrors';
+import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
+import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
+import { parseHostPort } from './targets';
+
+/**
+ * The record types a `dns` check can ask for.
+ * @public
+ */
+export const DNS_RECORD_TYPES = [
+  'A',
+  'AAAA',
+  'CNAME',
+  'MX',
+  'TXT',
+  'NS',
+  'SRV',
+] as const;
+
+/**
+ * One of {@link DNS_RECORD_TYPES}.
+ * @public
+ */
+export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
+
+/**
+ * The fields of a `dns` check. The target is the name to query.
+ * @public
+ */
+export interface DnsProbeConfig {
+  /** `A` by default. */
+  recordType?: DnsRecordType;
+  /**
+   * The server to ask, `address` or `address:port` (`[v6]:port`); the
+   * system's resolver by default.
+   */
+  server?: string;
+}
+
+/**
+ * JSON schema of {@link DnsProbeConfig}.
+ * @public
+ */
+export const dnsProbeConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    recordType: { type: 'string', enum: [...DNS_RECORD_TYPES] },
+    server: { type: 'string', minLength: 1 },
+  },
+} as const;
+
+/**
+ * Node reports DNS response codes other than NOERROR-with-answers as
+ * errors; these are the ones that are answers, not failures to get one.
+ */
+const RCODE_BY_ERROR_CODE: Record<string, string> = {
+  ENODATA: 'NOERROR',
+  ENOTFOUND: 'NXDOMAIN',
+  ESERVFAIL: 'SERVFAIL',
+  EREFUSED: 'REFUSED',
+  EFORMERR: 'FORMERR',
+  ENOTIMP: 'NOTIMP',
+};
+
+/**
+ * The response code a Node DNS error stands for, or `undefined` when the
+ * error means no answer arrived (a timeout, a refused connection, a reply
+ * that did not parse).
+ * @internal
+ */
+export function rcodeOfDnsError(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? RCODE_BY_ERROR_CODE[code] : undefined;
+}
+
+type AnyRecord =
+  | string
+  | string[]
+  | { exchange: string; priority: number }
+  | { name: string; port: number; priority: number; weight: number };
+
+/**
+ * One answer as a string: an address or name as is, `priority exchange`
+ * for MX, the joined chunks for TXT, `priority weight port target` for SRV.
+ * @internal
+ */
+export function formatDnsAnswer(record: AnyRecord): string {
+  if (typeof record === 'string') {
+    return record;
+  }
+  if (Array.isArray(record)) {
+    return record.join('');
+  }
+  if ('exchange' in record) {
+    return `${record.priority} ${record.exchange}`;
+  }
+  return `${record.priority} ${record.weight} ${record.port} ${record.name}`;
+}
+
+function queryWithResolver(
+  resolver: Resolver,
+  name: string,
+  recordType: DnsRecordType,
+): Promise<AnyRecord[]> {
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, records: AnyRecord[]) =>
+      error ? reject(error) : resolve(records);
+    switch (recordType) {
+      case 'A':
+        resolver.resolve4(name, done);
+        break;
+      case 'AAAA':
+        resolver.resolve6(name, done);
+        break;
+      case 'CNAME':
+        resolver.resolveCname(name, done);
+        break;
+      case 'MX':
+        resolver.resolveMx(name, done);
+        break;
+      case 'TXT':
+        resolver.resolveTxt(name, done);
+        break;
+      case 'NS':
+        resolver.resolveNs(name, done);
+        break;
+      case 'SRV':
+        resolver.resolveSrv(name, done);
+        break;
+      default:
+        reject(new ProbeConfigError(`Unknown DNS record type '${recordType}'`));
+    }
+  });
+}
+
+function queryWithSystemLookup(name: string, family: 4 | 6): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    dnsLookup(
+      name,
+      { family, all: true },
+      (error, addresses: LookupAddress[]) =>
+        error ? reject(error) : resolve(addresses.map(entry => entry.address)),
+    );
+  });
+}
+
+/** The configured server as `setServers` takes it, after the guard has judged it. */
+function serverAddress(
+  server: string,
+  options: BuiltinProbeTypeOptions,
+): string {
+  const { host, port } = parseHostPort(server, {
+    scheme: 'dns',
+    defaultPort: 53,
+  });
+  if (isIP(host) === 0) {
+    throw new ProbeConfigError(
+      `DNS server '${server}' must be an IP address, optionally with a port`,
+    );
+  }
+  const decision = checkAddress(host, options.networkPolicy);
+  if (!decision.allowed) {
+    throw new NetworkGuardError(host, decision);
+  }
+  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * Creates the `dns` probe type. Without a configured server, A and AAAA
+ * queries go through the operating system's resolver (`getaddrinfo`, so
+ * `/etc/hosts` counts, as it does for every other probe) and the other
+ * types through the name servers the system is configured with.
+ *
+ * @public
+ */
+export function createDnsProbeType(
+  options: BuiltinProbeTypeOptions,
+): ProbeType<DnsProbeConfig> {
+  return {
+    type: 'dns',
+    configSchema: dnsProbeConfigSchema,
+    run: context =>
+      runProbeWithDeadline(context, options.secrets, (signal, progress) =>
+        probeDns(
+          context.target,
+          context.config ?? {},
+          context.timeoutMs,
+          signal,
+          progress,
+        ),
+      ),
+  };
+
+  async function probeDns(
+    name: string,
+    config: DnsProbeConfig,
+    timeoutMs: number,
+    signal: AbortSignal,
+    progress: ProbeProgress,
+  ): Promise<Omit<ProbeResult, 'durationMs'>> {
+    const recordType = config.recordType ?? 'A';
+    const server = config.server
+      ? serverAddress(config.server, options)
+      : undefined;
+    progress.phase = `while resolving ${recordType} ${name}${
+      server ? ` at ${server}` : ''
+    }`;
+
+    let answers: string[];
+    try {
+      if (!server && (recordType === 'A' || recordType === 'AAAA')) {
+        answers = await queryWithSystemLookup(name, recordType === 'A' ? 4 : 6);
+      } else {
+        // Its own timeout is longer than the probe's, so the deadline speaks.
+        const resolver = new Resolver({ timeout: timeoutMs + 1000, tries: 1 });
+        if (server) {
+          resolver.setServers([server]);
+        }
+        signal.addEventListener('abort', () => resolver.cancel(), {
+          once: true,
+        });
+        const records = await queryWithResolver(resolver, name, recordType);
+        answers = records.map(formatDnsAnswer);
+      }
+    } catch (error) {
+      const rcode = rcodeOfDnsError(error);
+      if (rcode === undefined) {
+        throw error;
+      }
+      return { ok: true, dnsRcode: rcode, dnsAnswers: [], body: '' };
+    }
+    return {
+      ok: true,
+      dnsRcode: 'NOERROR',
+      dnsAnswers: answers,
+      body: answers.join('\n'),
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import { createBuiltinProbeTypes } from './builtinProbeTypes';
+import { validateProbeConfig } from './probeConfigValidation';
+import { ProbeSecrets } from './secrets';
+
+const byName = new Map(
+  createBuiltinProbeTypes({
+    networkPolicy: { allowLoopback: false, allowPrivate: false },
+    secrets: new ProbeSecrets({}),
+  }).map(probeType => [probeType.type, probeType]),
+);
+
+describe('validateProbeConfig', () => {
+  it.each([
+    ['http', {}],
+    [
+      'http',
+      {
+        method: 'POST',
+        headers: { Authorization: 'Bearer ${secret:TOKEN}' },
+        body: '{}',
+        followRedirects: false,
+        maxRedirects: 0,
+        maxBodyBytes: 4096,
+        tls: { insecureSkipVerify: true, ca: '-----BEGIN CERTIFICATE-----' },
+      },
+    ],
+    ['tcp', { send: 'PING\r\n', expect: '/^\\+PONG/' }],
+    ['dns', { recordType: 'MX', server: '1.1.1.1:53' }],
+    ['tls', { servername: 'example.com', insecureSkipVerify: false }],
+  ])('accepts a well-formed %s config', (type, config) => {
+    expect(validateProbeConfig(byName.get(type)!, config)).toEqual([]);
+  });
+
+  it.each([
+    ['http', { maxRedirects: 21 }, ['maxRedirects: must be <= 20']],
+    [
+      'http',
+      { method: 'get' },
+      ['method: must match pattern "^[A-Z][A-Z-]*$"'],
+    ],
+    [
+      'http',
+      { headers: { 'X-Count': 3 } },
+      ['headers.X-Count: must be string'],
+    ],
+    ['http', { tls: { verify: false } }, ["tls: unknown field 'verify'"]],
+    ['http', { maxBodyBytes: -1 }, ['maxBodyBytes: must be >= 0']],
+    ['tcp', { expect: '' }, ['expect: must NOT have fewer than 1 characters']],
+    [
+      'dns',
+      { recordType: 'PTR' },
+      ['recordType: must be one of A, AAAA, CNAME, MX, TXT, NS, SRV'],
+    ],
+    ['tls', { sni: 'x' }, ["tls: unknown field 'sni'"]],
+  ])('refuses %s config %j', (type, config, problems) => {
+    expect(validateProbeConfig(byName.get(type)!, config)).toEqual(problems);
+  });
+
+  it('accepts anything for a type without a schema', () => {
+    expect(validateProbeConfig({ type: 'custom' }, { whatever: true })).toEqual(
+      [],
+    );
+  });
+});

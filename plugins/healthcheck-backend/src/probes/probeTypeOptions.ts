@@ -1,0 +1,18 @@
+import type { AddressResolver, NetworkPolicy } from './networkGuard';
+import type { ProbeSecrets } from './secrets';
+
+/**
+ * What the built-in probe types are made from.
+ * @public
+ */
+export interface BuiltinProbeTypeOptions {
+  /** Which non-public addresses probes may reach; see `readNetworkPolicy`. */
+  networkPolicy: NetworkPolicy;
+  /** `healthcheck.secrets`, for `${secret:NAME}` and for redaction. */
+  secrets: ProbeSecrets;
+  /**
+   * How hostnames become addresses before the guard judges them; the
+   * operating system's resolver (`dns.lookup`) by default.
+   */
+  resolve?: AddressResolver;
+}
