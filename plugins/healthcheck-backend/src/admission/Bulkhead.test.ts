@@ -1,0 +1,544 @@
+import { Bulkhead, BulkheadResult, BulkheadWork } from './Bulkhead';
+import { RunSummary } from './classifySlice';
+import { AdmissionMetricsRecorder, MetricAttributes } from './metrics';
+import { AdmissionOptions } from './options';
+
+const TIMEOUT_MS = 5000;
+
+class FakeClock {
+  nowMs = 1_767_225_600_000;
+  now = () => this.nowMs;
+  advance(ms: number) {
+    this.nowMs += ms;
+  }
+}
+
+class RecordingMetrics implements AdmissionMetricsRecorder {
+  readonly records: Array<{
+    name: string;
+    value: number;
+    attributes?: MetricAttributes;
+  }> = [];
+  counter(name: string) {
+    return {
+      add: (value: number, attributes?: MetricAttributes) =>
+        this.records.push({ name, value, attributes }),
+    };
+  }
+  histogram(name: string) {
+    return {
+      record: (value: number, attributes?: MetricAttributes) =>
+        this.records.push({ name, value, attributes }),
+    };
+  }
+  named(name: string) {
+    return this.records
+      .filter(record => record.name === name)
+      .map(({ value, attributes }) => ({ value, attributes }));
+  }
+}
+
+/** Probes that finish only when the test says so. */
+class HeldProbes {
+  readonly started: Array<{
+    sliceId: string;
+    timeoutMs: number;
+    finish(summary: RunSummary): void;
+  }> = [];
+
+  work(sliceId: string): BulkheadWork {
+    return timeoutMs =>
+      new Promise(resolve => {
+        this.started.push({ sliceId, timeoutMs, finish: resolve });
+      });
+  }
+
+  startedIds(): string[] {
+    return this.started.map(probe => probe.sliceId);
+  }
+
+  find(sliceId: string) {
+    const probe = this.started.find(p => p.sliceId === sliceId);
+    if (!probe) {
+      throw new Error(`${sliceId} has not started`);
+    }
+    return probe;
+  }
+}
+
+const passIn =
+  (durationMs: number): BulkheadWork =>
+  async () => ({ outcome: 'pass', durationMs });
+
+/** A target that accepts connections and never answers. */
+const neverAnswers: BulkheadWork = async timeoutMs => ({
+  outcome: 'fail',
+  durationMs: timeoutMs,
+  errorKind: 'timeout',
+});
+
+function setup(options: Partial<AdmissionOptions> = {}) {
+  const clock = new FakeClock();
+  const metrics = new RecordingMetrics();
+  const bulkhead = new Bulkhead(options, { clock, metrics });
+  const request = (sliceId: string, dueAt = clock.nowMs) => ({
+    sliceId,
+    dueAt,
+    timeoutMs: TIMEOUT_MS,
+  });
+  const run = (sliceId: string, work: BulkheadWork) =>
+    bulkhead.run(request(sliceId), work);
+  return { clock, metrics, bulkhead, request, run };
+}
+
+/** Healthy once at 40 ms (a baseline), then three full timeouts. */
+async function makeSuspect(
+  run: (sliceId: string, work: BulkheadWork) => Promise<BulkheadResult>,
+  sliceId: string,
+) {
+  await run(sliceId, passIn(40));
+  for (let i = 0; i < 3; i++) {
+    await run(sliceId, neverAnswers);
+  }
+}
+
+function laneOf(result: BulkheadResult) {
+  return result.deferred ?? result.lane;
+}
+
+describe('Bulkhead', () => {
+  it('runs healthy slices in the normal lane at their full timeout, in order', async () => {
+    const { bulkhead, run } = setup({ concurrency: 2, laneCapacity: 1 });
+    const probes = new HeldProbes();
+    const results = ['a', 'b', 'c', 'd'].map(id => run(id, probes.work(id)));
+
+    expect(probes.startedIds()).toEqual(['a', 'b']);
+    expect(bulkhead.stats()).toMatchObject({ inFlight: 2, queueLength: 2 });
+
+    probes.find('b').finish({ outcome: 'pass', durationMs: 3 });
+    await results[1];
+    expect(probes.startedIds()).toEqual(['a', 'b', 'c']);
+    probes.find('a').finish({ outcome: 'pass', durationMs: 3 });
+    await results[0];
+    expect(probes.startedIds()).toEqual(['a', 'b', 'c', 'd']);
+
+    expect(probes.started.map(p => p.timeoutMs)).toEqual([
+      5000, 5000, 5000, 5000,
+    ]);
+    probes.find('c').finish({ outcome: 'pass', durationMs: 3 });
+    probes.find('d').finish({ outcome: 'pass', durationMs: 3 });
+    expect((await Promise.all(results)).map(laneOf)).toEqual([
+      'normal',
+      'normal',
+      'normal',
+      'normal',
+    ]);
+  });
+
+  it('measures and reports the queue wait from due time to start', async () => {
+    const { clock, metrics, bulkhead, request } = setup({
+      concurrency: 2,
+      laneCapacity: 1,
+    });
+    const probes = new HeldProbes();
+    const dueAt = clock.nowMs;
+    const first = bulkhead.run(request('a', dueAt), probes.work('a'));
+    bulkhead.run(request('b', dueAt), probes.work('b'));
+    const third = bulkhead.run(request('c', dueAt), probes.work('c'));
+
+    clock.advance(250);
+    probes.find('a').finish({ outcome: 'pass', durationMs: 250 });
+    await first;
+    probes.find('c').finish({ outcome: 'pass', durationMs: 4 });
+
+    expect(await first).toMatchObject({ queueWaitMs: 0 });
+    expect(await third).toMatchObject({ queueWaitMs: 250 });
+    expect(metrics.named('healthcheck.admission.queue_wait')).toEqual([
+      { value: 0, attributes: { lane: 'normal' } },
+      { value: 0, attributes: { lane: 'normal' } },
+      { value: 0.25, attributes: { lane: 'normal' } },
+    ]);
+  });
+
+  it('counts a tick that starts before it is due as no wait', async () => {
+    const { clock, bulkhead, request } = setup();
+    const result = await bulkhead.run(
+      request('a', clock.nowMs + 1000),
+      passIn(3),
+    );
+    expect(result).toMatchObject({ queueWaitMs: 0 });
+  });
+
+  it('makes a slice suspect after three slow transport failures', async () => {
+    const { bulkhead, run } = setup();
+    await run('down', passIn(40));
+    await run('down', neverAnswers);
+    await run('down', neverAnswers);
+    expect(bulkhead.classification('down').suspect).toBe(false);
+    await run('down', neverAnswers);
+    expect(bulkhead.classification('down')).toEqual({
+      suspect: true,
+      slowFailureStreak: 3,
+      shrunkRunsInARow: 0,
+      baselineMs: 40,
+    });
+
+    const probes = new HeldProbes();
+    run('down', probes.work('down'));
+    expect(probes.find('down').timeoutMs).toBe(1000);
+    expect(bulkhead.stats().inFlightByLane).toEqual({ normal: 0, suspect: 1 });
+  });
+
+  it('keeps a suspect slice suspect while its shrunk runs time out, with a full-timeout probe every 5th run', async () => {
+    // The seed judged slowness against the configured 5 s: its first 1 s
+    // timeout looked fast, the slice went back to the normal lane, and the
+    // lane stopped holding after one run.
+    const { bulkhead, run } = setup();
+    await makeSuspect(run, 'down');
+
+    const lanes: string[] = [];
+    const timeouts: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const result = await run('down', neverAnswers);
+      lanes.push(laneOf(result));
+      timeouts.push(result.deferred ? 0 : result.timeoutMs);
+    }
+    expect(lanes).toEqual(Array(11).fill('suspect'));
+    expect(timeouts).toEqual([
+      1000, 1000, 1000, 1000, 5000, 1000, 1000, 1000, 1000, 5000, 1000,
+    ]);
+    expect(bulkhead.classification('down').slowFailureStreak).toBe(14);
+  });
+
+  it('sends a slice back to the normal lane at its full timeout once a recovery probe passes', async () => {
+    // Recovered, but now answering in 2 s: more than the shrunk 1 s.
+    const { run } = setup();
+    await makeSuspect(run, 'slow');
+    const slowAnswer: BulkheadWork = async timeoutMs =>
+      timeoutMs >= 2000
+        ? { outcome: 'pass', durationMs: 2000 }
+        : { outcome: 'fail', durationMs: timeoutMs, errorKind: 'timeout' };
+
+    const results: Array<string> = [];
+    for (let i = 0; i < 7; i++) {
+      const result = await run('slow', slowAnswer);
+      results.push(
+        result.deferred ??
+          `${result.lane} ${result.timeoutMs} ${result.run.outcome}`,
+      );
+    }
+    expect(results).toEqual([
+      'suspect 1000 fail',
+      'suspect 1000 fail',
+      'suspect 1000 fail',
+      'suspect 1000 fail',
+      'suspect 5000 pass',
+      'normal 5000 pass',
+      'normal 5000 pass',
+    ]);
+  });
+
+  it('never shrinks the timeout of a slice that has no healthy run', async () => {
+    const { run, bulkhead } = setup();
+    for (let i = 0; i < 3; i++) {
+      await run('never-up', neverAnswers);
+    }
+    const results = [];
+    for (let i = 0; i < 3; i++) {
+      results.push(await run('never-up', neverAnswers));
+    }
+    expect(
+      results.map(r => (r.deferred ? r.deferred : `${r.lane} ${r.timeoutMs}`)),
+    ).toEqual(['suspect 5000', 'suspect 5000', 'suspect 5000']);
+    expect(bulkhead.classification('never-up').baselineMs).toBeUndefined();
+  });
+
+  it('holds the suspect lane at its capacity under load, and frees deferred ticks at once', async () => {
+    const { bulkhead, run, metrics } = setup({
+      concurrency: 10,
+      laneCapacity: 3,
+    });
+    const down = Array.from({ length: 8 }, (_, i) => `down-${i}`);
+    for (const id of down) {
+      await makeSuspect(run, id);
+    }
+
+    const probes = new HeldProbes();
+    const work = jest.fn((id: string) => probes.work(id));
+    const results = down.map(id => run(id, timeoutMs => work(id)(timeoutMs)));
+
+    expect(probes.startedIds()).toEqual(['down-0', 'down-1', 'down-2']);
+    expect(bulkhead.stats()).toMatchObject({
+      inFlight: 3,
+      inFlightByLane: { normal: 0, suspect: 3 },
+      queueLength: 0,
+      deferrals: { lane_full: 5, in_flight: 0, no_slot: 0 },
+    });
+    // The five deferred ticks are already settled, without their probe.
+    const settled = await Promise.race([
+      Promise.all(results.slice(3)),
+      new Promise(resolve => setImmediate(() => resolve('pending'))),
+    ]);
+    expect(settled).toEqual(Array(5).fill({ deferred: 'lane_full' }));
+    expect(work).toHaveBeenCalledTimes(3);
+    expect(metrics.named('healthcheck.deferred')).toEqual(
+      Array(5).fill({ value: 1, attributes: { reason: 'lane_full' } }),
+    );
+
+    // One finishes; the lane takes the next suspect tick.
+    probes.find('down-0').finish({
+      outcome: 'fail',
+      durationMs: 1000,
+      errorKind: 'timeout',
+    });
+    await results[0];
+    const next = run('down-3', probes.work('down-3'));
+    expect(probes.startedIds()).toEqual([
+      'down-0',
+      'down-1',
+      'down-2',
+      'down-3',
+    ]);
+    expect(bulkhead.stats().inFlightByLane.suspect).toBe(3);
+    expect(await run('down-4', neverAnswers)).toEqual({
+      deferred: 'lane_full',
+    });
+    for (const id of ['down-1', 'down-2', 'down-3']) {
+      probes
+        .find(id)
+        .finish({ outcome: 'fail', durationMs: 1000, errorKind: 'timeout' });
+    }
+    await Promise.all([...results, next]);
+    expect(bulkhead.stats().inFlight).toBe(0);
+  });
+
+  it('runs a suspect slice single-flight', async () => {
+    const { bulkhead, run, metrics } = setup();
+    await makeSuspect(run, 'down');
+    const probes = new HeldProbes();
+    const first = run('down', probes.work('down'));
+    expect(await run('down', neverAnswers)).toEqual({ deferred: 'in_flight' });
+    expect(await run('down', neverAnswers)).toEqual({ deferred: 'in_flight' });
+    expect(bulkhead.stats().deferrals.in_flight).toBe(2);
+    expect(metrics.named('healthcheck.deferred')).toEqual([
+      { value: 1, attributes: { reason: 'in_flight' } },
+      { value: 1, attributes: { reason: 'in_flight' } },
+    ]);
+
+    probes
+      .find('down')
+      .finish({ outcome: 'fail', durationMs: 1000, errorKind: 'timeout' });
+    await first;
+    expect(laneOf(await run('down', neverAnswers))).toBe('suspect');
+  });
+
+  it('records nothing for a deferred tick', async () => {
+    const { bulkhead, run } = setup();
+    await makeSuspect(run, 'down');
+    const probes = new HeldProbes();
+    run('down', probes.work('down'));
+    const before = bulkhead.classification('down');
+    await run('down', neverAnswers);
+    expect(bulkhead.classification('down')).toEqual(before);
+    expect(bulkhead.stats().completions).toEqual({ normal: 4, suspect: 0 });
+  });
+
+  it('never lets healthy work wait behind suspect work', async () => {
+    // Four slots, three of them taken by suspect probes.
+    const { bulkhead, run } = setup({ concurrency: 4, laneCapacity: 3 });
+    for (const id of ['down-1', 'down-2', 'down-3', 'down-4']) {
+      await makeSuspect(run, id);
+    }
+    const probes = new HeldProbes();
+    const suspects = ['down-1', 'down-2', 'down-3'].map(id =>
+      run(id, probes.work(id)),
+    );
+    const healthy = ['up-1', 'up-2', 'up-3'].map(id =>
+      run(id, probes.work(id)),
+    );
+    expect(probes.startedIds()).toEqual(['down-1', 'down-2', 'down-3', 'up-1']);
+    expect(bulkhead.stats().queueLength).toBe(2);
+
+    // A suspect slot frees: the waiting healthy run gets it, and a suspect
+    // tick that arrives while healthy work waits is deferred, not queued.
+    probes
+      .find('down-1')
+      .finish({ outcome: 'fail', durationMs: 1000, errorKind: 'timeout' });
+    await suspects[0];
+    expect(probes.startedIds()).toEqual([
+      'down-1',
+      'down-2',
+      'down-3',
+      'up-1',
+      'up-2',
+    ]);
+    expect(await run('down-4', neverAnswers)).toEqual({ deferred: 'no_slot' });
+    expect(bulkhead.stats()).toMatchObject({
+      queueLength: 1,
+      inFlightByLane: { normal: 2, suspect: 2 },
+    });
+
+    probes.find('up-1').finish({ outcome: 'pass', durationMs: 3 });
+    await healthy[0];
+    expect(probes.startedIds()).toContain('up-3');
+    expect(bulkhead.stats().queueLength).toBe(0);
+  });
+
+  it('keeps healthy slices ungated while the lane is full', async () => {
+    const { bulkhead, run } = setup({ concurrency: 10, laneCapacity: 3 });
+    for (const id of ['down-1', 'down-2', 'down-3']) {
+      await makeSuspect(run, id);
+    }
+    const probes = new HeldProbes();
+    for (const id of ['down-1', 'down-2', 'down-3']) {
+      run(id, probes.work(id));
+    }
+    const result = await run('up', passIn(4));
+    expect(result).toMatchObject({
+      lane: 'normal',
+      timeoutMs: 5000,
+      queueWaitMs: 0,
+    });
+    expect(bulkhead.stats().inFlightByLane.suspect).toBe(3);
+  });
+
+  it('adds up slot time and completions by lane', async () => {
+    const { clock, bulkhead, run } = setup();
+    await makeSuspect(run, 'down');
+    const heldFor =
+      (ms: number, summary: RunSummary): BulkheadWork =>
+      async () => {
+        clock.advance(ms);
+        return summary;
+      };
+    await run('up', heldFor(30, { outcome: 'pass', durationMs: 30 }));
+    await run(
+      'down',
+      heldFor(1000, {
+        outcome: 'fail',
+        durationMs: 1000,
+        errorKind: 'timeout',
+      }),
+    );
+    expect(bulkhead.stats()).toMatchObject({
+      completions: { normal: 5, suspect: 1 },
+      slotTimeMs: { normal: 30, suspect: 1000 },
+    });
+  });
+
+  it('with gating off, runs every slice in the normal lane at its full timeout', async () => {
+    const { bulkhead, run } = setup({ gateSuspectSlices: false });
+    await makeSuspect(run, 'down');
+    const results = [];
+    for (let i = 0; i < 3; i++) {
+      results.push(await run('down', neverAnswers));
+    }
+    expect(
+      results.map(r => (r.deferred ? r.deferred : `${r.lane} ${r.timeoutMs}`)),
+    ).toEqual(['normal 5000', 'normal 5000', 'normal 5000']);
+    expect(bulkhead.stats().deferrals).toEqual({
+      in_flight: 0,
+      lane_full: 0,
+      no_slot: 0,
+    });
+  });
+
+  it('frees the slot and records nothing when the work throws', async () => {
+    const { bulkhead, run } = setup({ concurrency: 2, laneCapacity: 1 });
+    await expect(
+      run('a', async () => {
+        throw new Error('executor bug');
+      }),
+    ).rejects.toThrow('executor bug');
+    await expect(
+      run('a', () => {
+        throw new Error('synchronous bug');
+      }),
+    ).rejects.toThrow('synchronous bug');
+    expect(bulkhead.stats()).toMatchObject({
+      inFlight: 0,
+      completions: { normal: 0, suspect: 0 },
+    });
+    expect(bulkhead.classification('a').baselineMs).toBeUndefined();
+  });
+
+  it('starts queued work when a running probe throws', async () => {
+    const { run } = setup({ concurrency: 2, laneCapacity: 1 });
+    const probes = new HeldProbes();
+    let fail: (error: Error) => void = () => {};
+    const failing = run('a', () => new Promise((_, reject) => (fail = reject)));
+    run('b', probes.work('b'));
+    run('c', probes.work('c'));
+    expect(probes.startedIds()).toEqual(['b']);
+    fail(new Error('boom'));
+    await expect(failing).rejects.toThrow('boom');
+    expect(probes.startedIds()).toEqual(['b', 'c']);
+  });
+
+  it('takes a slice history from stored runs, newest first', async () => {
+    const { bulkhead, run } = setup();
+    const timedOut = {
+      outcome: 'fail' as const,
+      durationMs: 5000,
+      errorKind: 'timeout' as const,
+      timeoutMsUsed: 5000,
+      fullTimeoutProbe: true,
+    };
+    bulkhead.prime('down', [
+      timedOut,
+      timedOut,
+      timedOut,
+      {
+        outcome: 'pass',
+        durationMs: 40,
+        timeoutMsUsed: 5000,
+        fullTimeoutProbe: true,
+      },
+    ]);
+    expect(bulkhead.classification('down')).toEqual({
+      suspect: true,
+      slowFailureStreak: 3,
+      shrunkRunsInARow: 0,
+      baselineMs: 40,
+    });
+    const result = await run('down', neverAnswers);
+    expect(result).toMatchObject({ lane: 'suspect', timeoutMs: 1000 });
+
+    bulkhead.prime('down', [timedOut, timedOut]);
+    expect(bulkhead.classification('down')).toMatchObject({
+      suspect: false,
+      baselineMs: undefined,
+    });
+  });
+
+  it('forgets a cancelled slice', async () => {
+    const { bulkhead, run } = setup();
+    await makeSuspect(run, 'down');
+    bulkhead.forget('down');
+    expect(bulkhead.classification('down').suspect).toBe(false);
+    expect(laneOf(await run('down', neverAnswers))).toBe('normal');
+  });
+
+  it('does not record the run of a slice forgotten while it ran', async () => {
+    const { bulkhead, run } = setup();
+    await makeSuspect(run, 'down');
+    const probes = new HeldProbes();
+    const running = run('down', probes.work('down'));
+    bulkhead.forget('down');
+    probes
+      .find('down')
+      .finish({ outcome: 'fail', durationMs: 1000, errorKind: 'timeout' });
+    await running;
+    expect(bulkhead.classification('down').slowFailureStreak).toBe(0);
+  });
+
+  it('rejects a malformed request', async () => {
+    const { bulkhead } = setup();
+    await expect(
+      bulkhead.run({ sliceId: 'a', dueAt: 0, timeoutMs: 0 }, passIn(1)),
+    ).rejects.toThrow('timeoutMs must be a positive number, got 0');
+    await expect(
+      bulkhead.run({ sliceId: 'a', dueAt: NaN, timeoutMs: 1000 }, passIn(1)),
+    ).rejects.toThrow('dueAt must be epoch ms, got NaN');
+  });
+});

@@ -1,0 +1,38 @@
+export { Bulkhead } from './Bulkhead';
+export type {
+  BulkheadDependencies,
+  BulkheadRequest,
+  BulkheadResult,
+  BulkheadStats,
+  BulkheadWork,
+} from './Bulkhead';
+export { admit } from './admit';
+export type {
+  AdmissionDecision,
+  AdmissionInput,
+  DeferReason,
+  Lane,
+} from './admit';
+export { adaptiveTimeout } from './adaptiveTimeout';
+export type {
+  AdaptiveTimeout,
+  AdaptiveTimeoutInput,
+  TimeoutReason,
+} from './adaptiveTimeout';
+export {
+  EMPTY_SLICE_HISTORY,
+  classifySlice,
+  healthyBaselineMs,
+  isSlowTransportFailure,
+  recordRun,
+} from './classifySlice';
+export type {
+  RecordedRun,
+  RunSummary,
+  SliceClassification,
+  SliceHistory,
+} from './classifySlice';
+export { ADMISSION_METRICS, noopAdmissionMetrics } from './metrics';
+export type { AdmissionMetricsRecorder, MetricAttributes } from './metrics';
+export { DEFAULT_ADMISSION_OPTIONS, resolveAdmissionOptions } from './options';
+export type { AdmissionOptions } from './options';
