@@ -7,3 +7,4 @@
 export * from './entity';
 export * from './status';
 export * from './conditions';
+export * from './model';

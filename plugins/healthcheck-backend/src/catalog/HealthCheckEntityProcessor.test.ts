@@ -1,6 +1,7 @@
 import { Entity } from '@backstage/catalog-model';
 import { JsonObject } from '@backstage/types';
 import { CatalogProcessorResult } from '@backstage/plugin-catalog-node';
+import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 
 const location = { type: 'file', target: '/demo/checks.yaml' };
@@ -17,17 +18,75 @@ function healthCheck(spec: JsonObject): Entity {
 const validSpec = {
   type: 'http',
   target: 'http://127.0.0.1:7010/{{ environment.name }}/payments/health',
+  interval: '10s',
+  timeout: '2s',
+  conditions: [
+    '[STATUS] == 200',
+    { condition: '[RESPONSE_TIME] < 500', severity: 'degraded' },
+  ],
+  thresholds: { failure: 2, success: 1 },
   systems: ['system:default/payments', 'checkout'],
   owner: 'payments-team',
 };
 
-describe('HealthCheckEntityProcessor', () => {
-  const processor = new HealthCheckEntityProcessor();
+const processor = new HealthCheckEntityProcessor({
+  knownTypes: () => ['http', 'tcp', 'dns', 'tls'],
+});
 
+/** The processing error of a spec, or `undefined` when it is accepted. */
+async function rejection(
+  spec: JsonObject,
+  p = processor,
+): Promise<string | undefined> {
+  try {
+    await p.validateEntityKind(healthCheck(spec));
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+describe('HealthCheckEntityProcessor', () => {
   it('accepts a well-formed HealthCheck', async () => {
     await expect(
       processor.validateEntityKind(healthCheck(validSpec)),
     ).resolves.toBe(true);
+  });
+
+  it('accepts the smallest HealthCheck: type, target and systems', async () => {
+    expect(
+      await rejection({
+        type: 'tcp',
+        target: 'tcp://db:5432',
+        systems: ['payments'],
+      }),
+    ).toBeUndefined();
+  });
+
+  it('accepts environment overrides, probe config and an environment filter', async () => {
+    expect(
+      await rejection({
+        ...validSpec,
+        config: { method: 'GET', headers: { Accept: 'application/json' } },
+        environments: ['production', 'staging'],
+        environmentOverrides: {
+          staging: {
+            target: 'https://{{ system.name }}.staging.example.com/health',
+            config: { headers: { Authorization: '${secret:STAGING_TOKEN}' } },
+          },
+          'eu west': { target: 'https://eu.example.com/health' },
+        },
+        paused: true,
+      }),
+    ).toBeUndefined();
+  });
+
+  it('accepts every HealthCheck of the demo catalog', async () => {
+    const checks = readDemoCatalog().filter(e => e.kind === 'HealthCheck');
+    expect(checks).toHaveLength(9);
+    for (const entity of checks) {
+      await expect(processor.validateEntityKind(entity)).resolves.toBe(true);
+    }
   });
 
   it('leaves other kinds to other processors', async () => {
@@ -40,29 +99,235 @@ describe('HealthCheckEntityProcessor', () => {
     ).resolves.toBe(false);
   });
 
-  it('names the missing type', async () => {
-    await expect(
-      processor.validateEntityKind(healthCheck({ ...validSpec, type: null })),
-    ).rejects.toThrow(
-      "Invalid HealthCheck 'payments-api': spec.type is required",
+  describe('rejects, naming the entity, the field and the reason', () => {
+    it('an unknown probe type, listing the known ones', async () => {
+      expect(await rejection({ ...validSpec, type: 'htp' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.type: unknown probe type "htp"; the known types are dns, http, tcp, tls`,
+      );
+    });
+
+    it('a duration that does not parse', async () => {
+      expect(await rejection({ ...validSpec, interval: '10 seconds' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.interval: "10 seconds" is not a duration: "10" at position 0 has no unit (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)`,
+      );
+      expect(await rejection({ ...validSpec, timeout: '2x' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.timeout: "2x" is not a duration: unknown unit "x" at position 1 (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)`,
+      );
+    });
+
+    it('an interval below the configured minimum', async () => {
+      expect(await rejection({ ...validSpec, interval: '1s' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.interval: 1s is below the minimum interval of 5s`,
+      );
+      const strict = new HealthCheckEntityProcessor({ minIntervalMs: 30_000 });
+      expect(await rejection(validSpec, strict)).toBe(
+        `Invalid HealthCheck 'payments-api': spec.interval: 10s is below the minimum interval of 30s`,
+      );
+      const lenient = new HealthCheckEntityProcessor({ minIntervalMs: 500 });
+      expect(await rejection({ ...validSpec, interval: '1s' }, lenient)).toBe(
+        undefined,
+      );
+    });
+
+    it('a default interval below the configured minimum', async () => {
+      const { interval, ...withoutInterval } = validSpec;
+      const strict = new HealthCheckEntityProcessor({
+        minIntervalMs: 120_000,
+      });
+      expect(await rejection(withoutInterval, strict)).toBe(
+        `Invalid HealthCheck 'payments-api': spec.interval: 1m is below the minimum interval of 2m (it is the default)`,
+      );
+    });
+
+    it('a timeout of zero', async () => {
+      expect(await rejection({ ...validSpec, timeout: '0s' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.timeout: must be longer than 0s`,
+      );
+    });
+
+    it('an unknown field, listing the fields', async () => {
+      expect(await rejection({ ...validSpec, intervall: '10s' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.intervall: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, environments, paused, owner`,
+      );
+    });
+
+    it('an unknown field inside an environment override', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          environmentOverrides: { 'eu west': { url: 'http://x' } },
+        }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api': spec.environmentOverrides["eu west"].url: unknown field; the fields here are target, config`,
+      );
+    });
+
+    it('a missing target', async () => {
+      const { target, ...withoutTarget } = validSpec;
+      expect(await rejection(withoutTarget)).toBe(
+        `Invalid HealthCheck 'payments-api': spec.target: is required: what to probe, such as https://{{ system.name }}.example.com/health`,
+      );
+    });
+
+    it('an empty target', async () => {
+      expect(await rejection({ ...validSpec, target: '' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.target: must not be empty`,
+      );
+    });
+
+    it('a target placeholder it does not know', async () => {
+      expect(
+        await rejection({ ...validSpec, target: 'http://{{ env.name }}/x' }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api': spec.target: unknown placeholder "{{ env.name }}" at position 7; use {{ system.name }} or {{ environment.name }}`,
+      );
+    });
+
+    it('a condition that does not parse, with its index and position', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          conditions: ['[STATUS] == 200', '[STATUS] =! 200'],
+        }),
+      ).toMatch(
+        /^Invalid HealthCheck 'payments-api': spec\.conditions\[1\]: "\[STATUS\] =! 200", at position \d+: .+/,
+      );
+    });
+
+    it('a condition object without its text, or with an unknown severity', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          conditions: [
+            { severity: 'degraded' },
+            { condition: '[STATUS] == 200', severity: 'fatal' },
+          ],
+        }),
+      ).toBe(
+        [
+          `Invalid HealthCheck 'payments-api', 2 problems:`,
+          `- spec.conditions[0]: "", at position 0: an object condition needs a "condition" text`,
+          `- spec.conditions[1]: "[STATUS] == 200", at position 0: severity is "unhealthy" or "degraded", not "fatal"`,
+        ].join('\n'),
+      );
+    });
+
+    it('a missing or empty list of systems', async () => {
+      const { systems, ...withoutSystems } = validSpec;
+      expect(await rejection(withoutSystems)).toBe(
+        `Invalid HealthCheck 'payments-api': spec.systems: is required: the refs of the systems the check monitors`,
+      );
+      expect(await rejection({ ...validSpec, systems: [] })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.systems: must not be an empty list`,
+      );
+    });
+
+    it('a system ref that is not a string, or not a system', async () => {
+      expect(await rejection({ ...validSpec, systems: [42] })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.systems[0]: must be a string, not number 42`,
+      );
+      expect(
+        await rejection({
+          ...validSpec,
+          systems: ['payments', 'component:default/payments-service'],
+        }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api': spec.systems[1]: "component:default/payments-service" refers to a component; a check is assigned to systems`,
+      );
+    });
+
+    it('a wrong type, saying what was found', async () => {
+      expect(await rejection({ ...validSpec, paused: 'yes' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.paused: must be true or false, not string "yes"`,
+      );
+    });
+
+    it('thresholds that are not whole numbers of at least 1', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          thresholds: { failure: 0, success: 1.5 },
+        }),
+      ).toBe(
+        [
+          `Invalid HealthCheck 'payments-api', 2 problems:`,
+          `- spec.thresholds.failure: must be at least 1, not 0`,
+          `- spec.thresholds.success: must be a whole number, not number 1.5`,
+        ].join('\n'),
+      );
+    });
+
+    it('an empty environment filter', async () => {
+      expect(await rejection({ ...validSpec, environments: [] })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.environments: must not be an empty list`,
+      );
+    });
+
+    it('two overrides of one environment spelled in different case', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          environmentOverrides: {
+            staging: { target: 'http://a' },
+            Staging: { target: 'http://b' },
+          },
+        }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api': spec.environmentOverrides.staging: names the same environment as "Staging" (names are compared without regard to case); merge the two`,
+      );
+    });
+
+    it('a spec that is not an object', async () => {
+      await expect(
+        processor.validateEntityKind({
+          apiVersion: 'vigil.dev/v1alpha1',
+          kind: 'HealthCheck',
+          metadata: { name: 'payments-api' },
+        }),
+      ).rejects.toThrow(
+        `Invalid HealthCheck 'payments-api': spec: must be an object, not undefined`,
+      );
+    });
+  });
+
+  it('reports every problem at once, not only the first', async () => {
+    const { target, ...withoutTarget } = validSpec;
+    const message = await rejection({
+      ...withoutTarget,
+      type: 'ftp',
+      interval: '1s',
+      timeout: 'soon',
+      colour: 'red',
+      conditions: ['[STATUS] ==', '[STATUS] == 200'],
+    });
+    expect(message?.split('\n')).toEqual([
+      `Invalid HealthCheck 'payments-api', 6 problems:`,
+      `- spec.target: is required: what to probe, such as https://{{ system.name }}.example.com/health`,
+      `- spec.colour: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, environments, paused, owner`,
+      `- spec.timeout: "soon" is not a duration: expected a number at position 0, found "s" (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)`,
+      `- spec.type: unknown probe type "ftp"; the known types are dns, http, tcp, tls`,
+      `- spec.interval: 1s is below the minimum interval of 5s`,
+      `- spec.conditions[0]: "[STATUS] ==", at position 11: nothing to compare after ==`,
+    ]);
+  });
+
+  it('accepts any non-empty type when it is not told the known types', async () => {
+    const open = new HealthCheckEntityProcessor();
+    expect(
+      await rejection({ ...validSpec, type: 'grpc' }, open),
+    ).toBeUndefined();
+  });
+
+  it('asks for the known types on every entity, so types added later count', async () => {
+    const types = ['http'];
+    const late = new HealthCheckEntityProcessor({ knownTypes: () => types });
+    expect(await rejection({ ...validSpec, type: 'grpc' }, late)).toContain(
+      'unknown probe type "grpc"',
     );
-  });
-
-  it('names the missing target', async () => {
-    await expect(
-      processor.validateEntityKind(healthCheck({ ...validSpec, target: '' })),
-    ).rejects.toThrow('spec.target is required');
-  });
-
-  it('names systems that are missing or not refs', async () => {
-    await expect(
-      processor.validateEntityKind(healthCheck({ ...validSpec, systems: [] })),
-    ).rejects.toThrow('spec.systems is required');
-    await expect(
-      processor.validateEntityKind(
-        healthCheck({ ...validSpec, systems: [42] }),
-      ),
-    ).rejects.toThrow('spec.systems is required');
+    types.push('grpc');
+    expect(
+      await rejection({ ...validSpec, type: 'grpc' }, late),
+    ).toBeUndefined();
   });
 
   it('relates the check to its owner and to every system it monitors', async () => {

@@ -16,6 +16,11 @@ import {
   HEALTHCHECK_KIND,
   isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
+import {
+  formatSpecProblems,
+  HealthCheckSpecValidationOptions,
+  validateHealthCheckSpec,
+} from './validateHealthCheckSpec';
 
 /** A HealthCheck monitors the systems it is assigned to. */
 export const RELATION_MONITORS = 'monitors';
@@ -23,11 +28,28 @@ export const RELATION_MONITORS = 'monitors';
 export const RELATION_MONITORED_BY = 'monitoredBy';
 
 /**
+ * Options of {@link HealthCheckEntityProcessor}.
+ * @internal
+ */
+export type HealthCheckEntityProcessorOptions = Pick<
+  HealthCheckSpecValidationOptions,
+  'knownTypes' | 'minIntervalMs'
+>;
+
+/**
  * Accepts `HealthCheck` entities into the catalog and relates each to its
  * owner and to the systems it monitors. A malformed check fails here, as a
- * processing error on that entity alone.
+ * processing error on that entity alone that lists every problem with its
+ * field path (see `validateHealthCheckSpec`).
+ * @internal
  */
 export class HealthCheckEntityProcessor implements CatalogProcessor {
+  readonly #options: HealthCheckEntityProcessorOptions;
+
+  constructor(options: HealthCheckEntityProcessorOptions = {}) {
+    this.#options = options;
+  }
+
   getProcessorName(): string {
     return 'HealthCheckEntityProcessor';
   }
@@ -36,12 +58,23 @@ export class HealthCheckEntityProcessor implements CatalogProcessor {
     if (!isHealthCheckEntity(entity)) {
       return false;
     }
-    const problems = findSpecProblems(entity.spec);
-    if (problems.length > 0) {
+    const problems = formatSpecProblems(
+      validateHealthCheckSpec(entity.spec, {
+        ...this.#options,
+        defaultNamespace: entity.metadata.namespace,
+      }),
+    );
+    if (problems.length === 1) {
       throw new InputError(
-        `Invalid ${HEALTHCHECK_KIND} '${entity.metadata.name}': ${problems.join(
-          '; ',
-        )}`,
+        `Invalid ${HEALTHCHECK_KIND} '${entity.metadata.name}': ${problems[0]}`,
+      );
+    }
+    if (problems.length > 1) {
+      // Reasons may hold "; " themselves, so one problem per line.
+      throw new InputError(
+        `Invalid ${HEALTHCHECK_KIND} '${entity.metadata.name}', ${
+          problems.length
+        } problems:\n${problems.map(p => `- ${p}`).join('\n')}`,
       );
     }
     return true;
@@ -87,29 +120,4 @@ export class HealthCheckEntityProcessor implements CatalogProcessor {
     }
     return entity;
   }
-}
-
-/** The spec fields every check needs; the full schema is checked on load. */
-function findSpecProblems(spec: Record<string, unknown>): string[] {
-  const problems: string[] = [];
-  if (typeof spec.type !== 'string' || spec.type === '') {
-    problems.push('spec.type is required and must be a string such as "http"');
-  }
-  if (typeof spec.target !== 'string' || spec.target === '') {
-    problems.push('spec.target is required and must be a string');
-  }
-  const systems = spec.systems;
-  if (
-    !Array.isArray(systems) ||
-    systems.length === 0 ||
-    systems.some(s => typeof s !== 'string' || s === '')
-  ) {
-    problems.push(
-      'spec.systems is required and must list at least one system entity ref',
-    );
-  }
-  if (spec.owner !== undefined && typeof spec.owner !== 'string') {
-    problems.push('spec.owner must be an entity ref string');
-  }
-  return problems;
 }

@@ -1,0 +1,386 @@
+import { parseEntityRef } from '@backstage/catalog-model';
+import {
+  canonicalEnvironmentName,
+  DEFAULT_CHECK_INTERVAL,
+  DurationParseError,
+  findTargetTemplateProblems,
+  formatDuration,
+  healthCheckSpecSchema,
+  parseDuration,
+  validateConditions,
+} from '@vigil/plugin-healthcheck-common';
+import Ajv, { type ErrorObject } from 'ajv';
+
+/**
+ * The shortest interval a check may have unless configured otherwise.
+ * @internal
+ */
+export const DEFAULT_MIN_INTERVAL_MS = 5_000;
+
+/**
+ * What a check spec is validated against besides its schema.
+ * @internal
+ */
+export interface HealthCheckSpecValidationOptions {
+  /** The probe types checks may name; any non-empty type passes without it. */
+  knownTypes?: () => string[];
+  /** The shortest interval allowed. Default {@link DEFAULT_MIN_INTERVAL_MS}. */
+  minIntervalMs?: number;
+  /** Written before every path: `spec` for an entity (the default), `''` for an API body. */
+  rootPath?: string;
+  /** The namespace of refs that name none, for an entity its own. Default `default`. */
+  defaultNamespace?: string;
+}
+
+/**
+ * One thing wrong with a check spec: where (`spec.interval`,
+ * `spec.conditions[2]`) and why.
+ * @internal
+ */
+export interface HealthCheckSpecProblem {
+  path: string;
+  reason: string;
+}
+
+const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
+ajv.addFormat('duration', {
+  type: 'string',
+  validate: (text: string) => {
+    try {
+      parseDuration(text);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+});
+const validateSchema = ajv.compile(healthCheckSpecSchema);
+
+/**
+ * Every problem of a check spec, each with its field path and reason: first
+ * what the JSON schema from `healthcheck-common` finds (unknown and missing
+ * fields, wrong types, bad durations), then what a schema cannot say (an
+ * unknown probe type, an interval below the minimum, unknown target
+ * placeholders, refs that are not systems, conditions that do not parse).
+ * Empty when the spec is fine. For the catalog processor and the API alike.
+ *
+ * @internal
+ */
+export function validateHealthCheckSpec(
+  spec: unknown,
+  options: HealthCheckSpecValidationOptions = {},
+): HealthCheckSpecProblem[] {
+  const root = options.rootPath ?? 'spec';
+  const problems: HealthCheckSpecProblem[] = [];
+  const seenPaths = new Set<string>();
+  const report = (path: string, reason: string) => {
+    problems.push({ path, reason });
+    seenPaths.add(path);
+  };
+
+  if (!validateSchema(spec)) {
+    for (const error of validateSchema.errors ?? []) {
+      const located = describeSchemaError(error, spec, root);
+      // One reason per field is enough (0.5 is both "not whole" and "below 1").
+      if (located && !seenPaths.has(located.path)) {
+        report(located.path, located.reason);
+      }
+    }
+  }
+  if (!isObject(spec)) {
+    return problems;
+  }
+  const fine = (field: string) => !seenPaths.has(join(root, field));
+
+  if (options.knownTypes && typeof spec.type === 'string' && fine('type')) {
+    const known = options.knownTypes();
+    if (spec.type !== '' && !known.includes(spec.type)) {
+      report(
+        join(root, 'type'),
+        `unknown probe type ${JSON.stringify(spec.type)}; the known types are ${
+          known.length > 0 ? [...known].sort().join(', ') : '(none)'
+        }`,
+      );
+    }
+  }
+
+  checkTiming(spec, options, root, report, fine);
+
+  if (typeof spec.target === 'string' && fine('target')) {
+    for (const reason of findTargetTemplateProblems(spec.target)) {
+      report(join(root, 'target'), reason);
+    }
+  }
+
+  if (isObject(spec.environmentOverrides)) {
+    checkOverrides(spec.environmentOverrides, root, report, seenPaths);
+  }
+
+  if (Array.isArray(spec.conditions)) {
+    for (const problem of validateConditions(spec.conditions)) {
+      report(
+        `${join(root, 'conditions')}[${problem.index}]`,
+        `${JSON.stringify(problem.condition)}, at position ${
+          problem.position
+        }: ${problem.reason}`,
+      );
+    }
+  }
+
+  if (Array.isArray(spec.systems)) {
+    const namespace = options.defaultNamespace ?? 'default';
+    spec.systems.forEach((ref, index) => {
+      const path = `${join(root, 'systems')}[${index}]`;
+      if (typeof ref !== 'string' || ref === '' || !fine(`systems[${index}]`)) {
+        return;
+      }
+      const reason = refProblem(ref, 'system', namespace);
+      if (reason) {
+        report(path, reason);
+      }
+    });
+  }
+
+  if (typeof spec.owner === 'string' && spec.owner !== '' && fine('owner')) {
+    try {
+      parseEntityRef(spec.owner, { defaultKind: 'group' });
+    } catch (error) {
+      report(join(root, 'owner'), (error as Error).message);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Problems as one sentence each: `spec.interval: "10x" is not a duration: ...`.
+ * @internal
+ */
+export function formatSpecProblems(
+  problems: HealthCheckSpecProblem[],
+): string[] {
+  return problems.map(({ path, reason }) =>
+    path ? `${path}: ${reason}` : reason,
+  );
+}
+
+function checkTiming(
+  spec: Record<string, unknown>,
+  options: HealthCheckSpecValidationOptions,
+  root: string,
+  report: (path: string, reason: string) => void,
+  fine: (field: string) => boolean,
+) {
+  const minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
+  if (
+    fine('interval') &&
+    (spec.interval === undefined || isText(spec.interval))
+  ) {
+    const text =
+      (spec.interval as string | undefined) ?? DEFAULT_CHECK_INTERVAL;
+    const intervalMs = parseDuration(text);
+    if (intervalMs < minIntervalMs) {
+      report(
+        join(root, 'interval'),
+        `${text} is below the minimum interval of ${formatDuration(
+          minIntervalMs,
+        )}${spec.interval === undefined ? ' (it is the default)' : ''}`,
+      );
+    }
+  }
+  if (
+    fine('timeout') &&
+    isText(spec.timeout) &&
+    parseDuration(spec.timeout) === 0
+  ) {
+    report(join(root, 'timeout'), 'must be longer than 0s');
+  }
+}
+
+function checkOverrides(
+  overrides: Record<string, unknown>,
+  root: string,
+  report: (path: string, reason: string) => void,
+  seenPaths: Set<string>,
+) {
+  const base = join(root, 'environmentOverrides');
+  const keyByName = new Map<string, string>();
+  for (const key of Object.keys(overrides).sort()) {
+    const name = canonicalEnvironmentName(key);
+    const earlier = keyByName.get(name);
+    if (earlier !== undefined) {
+      report(
+        pathOf(base, key),
+        `names the same environment as ${JSON.stringify(
+          earlier,
+        )} (names are compared without regard to case); merge the two`,
+      );
+    } else {
+      keyByName.set(name, key);
+    }
+    const override = overrides[key];
+    const targetPath = join(pathOf(base, key), 'target');
+    if (
+      isObject(override) &&
+      typeof override.target === 'string' &&
+      !seenPaths.has(targetPath)
+    ) {
+      for (const reason of findTargetTemplateProblems(override.target)) {
+        report(targetPath, reason);
+      }
+    }
+  }
+}
+
+function refProblem(
+  ref: string,
+  kind: string,
+  defaultNamespace: string,
+): string | undefined {
+  try {
+    const parsed = parseEntityRef(ref, { defaultKind: kind, defaultNamespace });
+    if (parsed.kind.toLowerCase() !== kind) {
+      return `${JSON.stringify(ref)} refers to a ${
+        parsed.kind
+      }; a check is assigned to systems`;
+    }
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const JSON_TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
+
+const REQUIRED_REASONS: Record<string, string> = {
+  type: 'is required: the probe type, such as http or tcp',
+  target:
+    'is required: what to probe, such as https://{{ system.name }}.example.com/health',
+  systems: 'is required: the refs of the systems the check monitors',
+};
+
+function describeSchemaError(
+  error: ErrorObject,
+  spec: unknown,
+  root: string,
+): HealthCheckSpecProblem | undefined {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map(s => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  // Conditions have their own validator, which names position and reason.
+  if (segments[0] === 'conditions' && segments.length > 1) {
+    return undefined;
+  }
+  // propertyNames reports each bad key twice; the outer error is enough.
+  if (error.propertyName !== undefined) {
+    return undefined;
+  }
+  const path = pathFromSegments(root, segments, spec);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return {
+        path: pathOf(path, String(params.missingProperty)),
+        reason:
+          REQUIRED_REASONS[String(params.missingProperty)] ?? 'is required',
+      };
+    case 'additionalProperties': {
+      const known = Object.keys(
+        (error.parentSchema as { properties?: object })?.properties ?? {},
+      );
+      return {
+        path: pathOf(path, String(params.additionalProperty)),
+        reason: `unknown field; the fields here are ${known.join(', ')}`,
+      };
+    }
+    case 'type':
+      return {
+        path,
+        reason: `must be ${
+          JSON_TYPE_NAMES[String(params.type)] ?? String(params.type)
+        }, not ${describeValue(error.data)}`,
+      };
+    case 'format':
+      return { path, reason: durationReason(error.data) };
+    case 'minLength':
+      return { path, reason: 'must not be empty' };
+    case 'minItems':
+      return { path, reason: 'must not be an empty list' };
+    case 'minimum':
+      return {
+        path,
+        reason: `must be at least ${String(params.limit)}, not ${String(
+          error.data,
+        )}`,
+      };
+    case 'propertyNames':
+      return {
+        path,
+        reason: `${JSON.stringify(
+          params.propertyName,
+        )} is not a valid key here`,
+      };
+    default:
+      return { path, reason: error.message ?? error.keyword };
+  }
+}
+
+function durationReason(value: unknown): string {
+  try {
+    parseDuration(value as string);
+    return 'is not a duration';
+  } catch (error) {
+    const reason =
+      error instanceof DurationParseError ? error.reason : String(error);
+    return `${JSON.stringify(value)} is not a duration: ${reason}`;
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** `spec.environmentOverrides["eu west"].target`, `spec.systems[0]`. */
+function pathFromSegments(root: string, segments: string[], spec: unknown) {
+  let path = root;
+  let value: unknown = spec;
+  for (const segment of segments) {
+    if (Array.isArray(value)) {
+      path = `${path}[${segment}]`;
+      value = value[Number(segment)];
+    } else {
+      path = pathOf(path, segment);
+      value = isObject(value) ? value[segment] : undefined;
+    }
+  }
+  return path;
+}
+
+function pathOf(base: string, key: string): string {
+  if (/^[A-Za-z_$][\w$-]*$/.test(key)) {
+    return join(base, key);
+  }
+  return `${base}[${JSON.stringify(key)}]`;
+}
+
+function join(base: string, field: string): string {
+  return base ? `${base}.${field}` : field;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string';
+}

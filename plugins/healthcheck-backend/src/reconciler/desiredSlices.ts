@@ -1,0 +1,315 @@
+import { hash } from 'node:crypto';
+import { parseEntityRef, stringifyEntityRef } from '@backstage/catalog-model';
+import type { JsonObject, JsonValue } from '@backstage/types';
+import {
+  applyEnvironmentOverride,
+  canonicalEnvironmentName,
+  encodeSliceId,
+  compileTargetTemplate,
+} from '@vigil/plugin-healthcheck-common';
+import type {
+  CompiledTargetTemplate,
+  ConditionSpec,
+  HealthCheckSpec,
+  HealthCheckThresholds,
+  SliceKey,
+} from '@vigil/plugin-healthcheck-common';
+
+/**
+ * Where a check is defined: a HealthCheck entity, or a row the API wrote.
+ * @internal
+ */
+export type CheckSource =
+  | { kind: 'gitops'; entityRef: string; location?: string }
+  | { kind: 'api' };
+
+/**
+ * A check as the reconciler reads it: validated, its durations parsed.
+ * @internal
+ */
+export interface ReconcilableCheck {
+  /** The check's id: the entity ref of a HealthCheck entity, the row id of an API check. */
+  id: string;
+  source: CheckSource;
+  /** `false` takes the check out without pausing it (default `true`). */
+  enabled?: boolean;
+  spec: HealthCheckSpec;
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+/**
+ * A system as slices need it.
+ * @internal
+ */
+export interface SystemEnvironments {
+  /** The system's entity ref. */
+  ref: string;
+  /** Its `metadata.name`, for `{{ system.name }}`. */
+  name: string;
+  /** Its effective environments (see `resolveEnvironments`). */
+  environments: readonly string[];
+}
+
+/**
+ * One slice that should be running, with all a run needs.
+ * @internal
+ */
+export interface DesiredSlice extends SliceKey {
+  /** `encodeSliceId` of the key. */
+  id: string;
+  intervalMs: number;
+  timeoutMs: number;
+  type: string;
+  /** Rendered for this system and environment, after the environment's override. */
+  target: string;
+  /** The probe type's config, the environment's override merged in. */
+  config: JsonObject;
+  conditions: ConditionSpec[];
+  thresholds: HealthCheckThresholds;
+  /**
+   * Hash of everything that shapes a run or its judgement but not its timing
+   * (type, target, config, conditions, thresholds): equal hashes mean an
+   * edit changed nothing a run would notice.
+   */
+  configHash: string;
+}
+
+/**
+ * A slice that would run if its check were not paused; its state shows
+ * `paused`.
+ * @internal
+ */
+export interface PausedSlice extends SliceKey {
+  id: string;
+}
+
+/**
+ * A system a check is assigned to that is not among the systems given (not
+ * in the catalog, or its ref does not parse).
+ * @internal
+ */
+export interface UnresolvedSystem {
+  checkId: string;
+  systemRef: string;
+  reason: string;
+}
+
+/**
+ * What {@link desiredSlices} derives.
+ * @internal
+ */
+export interface DesiredSliceSet {
+  slices: DesiredSlice[];
+  paused: PausedSlice[];
+  unresolvedSystems: UnresolvedSystem[];
+}
+
+/**
+ * The slices that should exist. A slice (check, system, environment) exists
+ * iff the check is enabled and not paused, the system is among the check's
+ * `systems`, and the environment is one of the system's effective
+ * environments and passes the check's `environments` filter (compared
+ * without regard to case). Slices of paused checks come back in `paused`.
+ *
+ * System refs are matched and written in canonical form (lower case, kind
+ * and namespace filled in: a GitOps check's own namespace, else `default`);
+ * a ref listed twice yields its slices once. Pass only one system in
+ * `systems` for the slices of that system alone.
+ * @internal
+ */
+export function desiredSlices(options: {
+  checks: readonly ReconcilableCheck[];
+  systems: readonly SystemEnvironments[];
+}): DesiredSliceSet {
+  const systemByRef = new Map<string, KnownSystem>();
+  for (const system of options.systems) {
+    const ref = system.ref.toLowerCase();
+    if (!systemByRef.has(ref)) {
+      systemByRef.set(ref, {
+        name: system.name,
+        environments: [
+          ...new Set(system.environments.map(canonicalEnvironmentName)),
+        ],
+      });
+    }
+  }
+  const result: DesiredSliceSet = {
+    slices: [],
+    paused: [],
+    unresolvedSystems: [],
+  };
+  // Checks tend to share a handful of target templates; split each once.
+  const templates = new Map<string, CompiledTargetTemplate>();
+  const compile = (template: string) => {
+    let compiled = templates.get(template);
+    if (!compiled) {
+      compiled = compileTargetTemplate(template);
+      templates.set(template, compiled);
+    }
+    return compiled;
+  };
+  for (const check of options.checks) {
+    if (check.enabled !== false) {
+      addSlicesOfCheck(check, systemByRef, compile, result);
+    }
+  }
+  return result;
+}
+
+interface KnownSystem {
+  name: string;
+  /** Canonical, without duplicates. */
+  environments: string[];
+}
+
+function addSlicesOfCheck(
+  check: ReconcilableCheck,
+  systemByRef: ReadonlyMap<string, KnownSystem>,
+  compile: (template: string) => CompiledTargetTemplate,
+  result: DesiredSliceSet,
+) {
+  const { spec } = check;
+  const filter = spec.environments
+    ? new Set(spec.environments.map(canonicalEnvironmentName))
+    : undefined;
+  const shared = sharedParts(spec, compile);
+  const defaultNamespace =
+    check.source.kind === 'gitops'
+      ? parseEntityRef(check.source.entityRef).namespace
+      : 'default';
+  const seen = new Set<string>();
+
+  for (const written of spec.systems) {
+    let systemRef: string;
+    try {
+      systemRef = stringifyEntityRef(
+        parseEntityRef(written, { defaultKind: 'system', defaultNamespace }),
+      );
+    } catch (error) {
+      result.unresolvedSystems.push({
+        checkId: check.id,
+        systemRef: written,
+        reason: (error as Error).message,
+      });
+      continue;
+    }
+    if (seen.has(systemRef)) {
+      continue;
+    }
+    seen.add(systemRef);
+    const system = systemByRef.get(systemRef);
+    if (!system) {
+      result.unresolvedSystems.push({
+        checkId: check.id,
+        systemRef,
+        reason: 'no such system in the catalog',
+      });
+      continue;
+    }
+    for (const environment of system.environments) {
+      if (filter && !filter.has(environment)) {
+        continue;
+      }
+      const checkId = check.id;
+      const id = encodeSliceId({ checkId, systemRef, environment });
+      if (spec.paused) {
+        result.paused.push({ id, checkId, systemRef, environment });
+        continue;
+      }
+      const part = shared.of(environment);
+      const target = part.render({
+        systemName: system.name,
+        environmentName: environment,
+      });
+      result.slices.push({
+        id,
+        checkId,
+        systemRef,
+        environment,
+        intervalMs: check.intervalMs,
+        timeoutMs: check.timeoutMs,
+        type: spec.type,
+        target,
+        config: part.config,
+        conditions: shared.conditions,
+        thresholds: shared.thresholds,
+        configHash: hash('sha256', `${part.canonical}\n${target}`, 'hex'),
+      });
+    }
+  }
+}
+
+interface EnvironmentPart {
+  /** Renders the target (after the override) for one system. */
+  render: CompiledTargetTemplate;
+  config: JsonObject;
+  /** Canonical JSON of the type, config, conditions and thresholds. */
+  canonical: string;
+}
+
+/**
+ * What a check contributes to each of its slices apart from the rendered
+ * target: the same on every system, so computed once per environment, and
+ * the canonical JSON of the parts no override touches once per check.
+ */
+function sharedParts(
+  spec: HealthCheckSpec,
+  compile: (template: string) => CompiledTargetTemplate,
+) {
+  const conditions = spec.conditions ?? [];
+  const thresholds = spec.thresholds ?? {};
+  const byEnvironment = new Map<string, EnvironmentPart>();
+  let fixed: string | undefined;
+  let baseConfig: string | undefined;
+  return {
+    conditions,
+    thresholds,
+    of(environment: string): EnvironmentPart {
+      let part = byEnvironment.get(environment);
+      if (!part) {
+        const { target, config } = applyEnvironmentOverride(spec, environment);
+        fixed ??= canonicalJson({
+          type: spec.type,
+          conditions,
+          thresholds,
+        } as unknown as JsonValue);
+        // Without an override it hands back the check's own config object.
+        const overridden = config !== (spec.config ?? config);
+        let configJson: string;
+        if (overridden) {
+          configJson = canonicalJson(config);
+        } else {
+          baseConfig ??= canonicalJson(config);
+          configJson = baseConfig;
+        }
+        part = {
+          render: compile(target),
+          config,
+          canonical: `${fixed}\n${configJson}`,
+        };
+        byEnvironment.set(environment, part);
+      }
+      return part;
+    },
+  };
+}
+
+/**
+ * JSON with object keys sorted at every level, so equal values always give
+ * equal text (and hash), whatever order their keys were written in.
+ * @internal
+ */
+export function canonicalJson(value: JsonValue | undefined): string {
+  if (value === null || typeof value !== 'object') {
+    return JSON.stringify(value) ?? 'null';
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map(item => canonicalJson(item)).join(',')}]`;
+  }
+  return `{${Object.keys(value)
+    .filter(key => value[key] !== undefined)
+    .sort()
+    .map(key => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
+    .join(',')}}`;
+}

@@ -1,0 +1,289 @@
+import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
+import { Random, randomSource } from './__testUtils__/randomSource';
+import {
+  HeldSlice,
+  isEmptyPlan,
+  PlannableSlice,
+  planReconcile,
+  ReconcilePlan,
+} from './planReconcile';
+
+interface Slice extends PlannableSlice {
+  systemRef: string;
+}
+
+function slice(
+  checkId: string,
+  systemRef: string,
+  environment: string,
+  fields: Partial<PlannableSlice> = {},
+): Slice {
+  return {
+    id: encodeSliceId({ checkId, systemRef, environment }),
+    systemRef,
+    intervalMs: 10_000,
+    timeoutMs: 2_000,
+    configHash: 'h1',
+    ...fields,
+  };
+}
+
+/** What the scheduler holds after carrying out a plan, independently of the planner. */
+function applyPlan(
+  current: readonly HeldSlice[],
+  plan: ReconcilePlan<Slice, HeldSlice>,
+): Map<string, HeldSlice> {
+  const held = new Map(current.map(s => [s.id, s]));
+  for (const cancelled of plan.toCancel) {
+    expect(held.has(cancelled.id)).toBe(true);
+    held.delete(cancelled.id);
+  }
+  for (const scheduled of plan.toSchedule) {
+    expect(held.has(scheduled.id)).toBe(false);
+    held.set(scheduled.id, scheduled);
+  }
+  for (const { slice: next, previous } of plan.toReschedule) {
+    expect(held.get(next.id)).toBe(previous);
+    held.set(next.id, next);
+  }
+  return held;
+}
+
+const fieldsOf = (s: HeldSlice) => ({
+  intervalMs: s.intervalMs,
+  timeoutMs: s.timeoutMs,
+  configHash: s.configHash,
+});
+
+function asFields(slices: Iterable<HeldSlice>) {
+  return new Map([...slices].map(s => [s.id, fieldsOf(s)]));
+}
+
+describe('planReconcile', () => {
+  const a = slice('web', 'system:default/shop', 'production');
+  const b = slice('web', 'system:default/shop', 'staging');
+  const c = slice('db', 'system:default/billing', 'default');
+
+  it('schedules what is desired and not held', () => {
+    const plan = planReconcile({ desired: [a, b], current: [a] });
+    expect(plan).toEqual({ toSchedule: [b], toCancel: [], toReschedule: [] });
+  });
+
+  it('cancels orphans, including ids of an older format', () => {
+    const old = { id: 'healthcheck:web:system:default/shop', intervalMs: 10 };
+    const plan = planReconcile({ desired: [a], current: [a, c, old] });
+    expect(plan).toEqual({
+      toSchedule: [],
+      toCancel: [c, old],
+      toReschedule: [],
+    });
+  });
+
+  it('reschedules an interval change, moving the phase', () => {
+    const faster = { ...a, intervalMs: 5_000 };
+    expect(planReconcile({ desired: [faster], current: [a] })).toEqual({
+      toSchedule: [],
+      toCancel: [],
+      toReschedule: [
+        { slice: faster, previous: a, changes: ['interval'], keepPhase: false },
+      ],
+    });
+  });
+
+  it('reschedules a timeout or config change, keeping the phase', () => {
+    const edited = { ...a, timeoutMs: 3_000, configHash: 'h2' };
+    expect(planReconcile({ desired: [edited], current: [a] })).toEqual({
+      toSchedule: [],
+      toCancel: [],
+      toReschedule: [
+        {
+          slice: edited,
+          previous: a,
+          changes: ['timeout', 'config'],
+          keepPhase: true,
+        },
+      ],
+    });
+  });
+
+  it('reschedules a held slice that predates timeouts and hashes', () => {
+    const legacy = { id: a.id, intervalMs: a.intervalMs };
+    expect(
+      planReconcile({ desired: [a], current: [legacy] }).toReschedule,
+    ).toEqual([
+      {
+        slice: a,
+        previous: legacy,
+        changes: ['timeout', 'config'],
+        keepPhase: true,
+      },
+    ]);
+  });
+
+  it('plans nothing when nothing changed', () => {
+    const plan = planReconcile({
+      desired: [a, b, c],
+      current: [{ ...c }, { ...b }, { ...a }],
+    });
+    expect(isEmptyPlan(plan)).toBe(true);
+  });
+
+  it('refuses an id twice on either side', () => {
+    expect(() => planReconcile({ desired: [a, a], current: [] })).toThrow(
+      `Slice ${a.id} is desired twice`,
+    );
+    expect(() => planReconcile({ desired: [], current: [b, b] })).toThrow(
+      `The scheduler holds slice ${b.id} twice`,
+    );
+  });
+
+  describe('scoped to one system', () => {
+    it('touches only that system, never cancelling the slices of others', () => {
+      const shopEdited = { ...b, configHash: 'h2' };
+      const plan = planReconcile({
+        desired: [shopEdited],
+        current: [a, b, c, { id: 'not-a-slice-id', intervalMs: 1 }],
+        scope: { systemRef: 'system:default/shop' },
+      });
+      expect(plan).toEqual({
+        toSchedule: [],
+        toCancel: [a],
+        toReschedule: [
+          {
+            slice: shopEdited,
+            previous: b,
+            changes: ['config'],
+            keepPhase: true,
+          },
+        ],
+      });
+    });
+
+    it('ignores desired slices of other systems', () => {
+      const plan = planReconcile({
+        desired: [a, c],
+        current: [],
+        scope: { systemRef: 'System:Default/Shop' },
+      });
+      expect(plan.toSchedule).toEqual([a]);
+    });
+
+    it('does not mistake a check id that looks like the system for the system', () => {
+      const lookalike = slice(
+        'system:default/shop',
+        'system:default/other',
+        'x',
+      );
+      const plan = planReconcile({
+        desired: [],
+        current: [lookalike],
+        scope: { systemRef: 'system:default/shop' },
+      });
+      expect(isEmptyPlan(plan)).toBe(true);
+    });
+  });
+});
+
+describe('planReconcile, over random inputs', () => {
+  const SYSTEMS = [
+    'system:default/shop',
+    'system:default/billing',
+    'system:team-a/search',
+    'system:default/a:b',
+  ];
+  const CHECKS = ['web', 'api', 'healthcheck:default/db'];
+  const ENVIRONMENTS = ['production', 'staging', 'default'];
+
+  function randomSlices(random: Random): Slice[] {
+    const slices: Slice[] = [];
+    for (const systemRef of SYSTEMS) {
+      for (const checkId of CHECKS) {
+        for (const environment of ENVIRONMENTS) {
+          if (random.chance(0.5)) {
+            slices.push(
+              slice(checkId, systemRef, environment, {
+                intervalMs: random.pick([5_000, 10_000, 60_000]),
+                timeoutMs: random.pick([1_000, 2_000]),
+                configHash: random.pick(['h1', 'h2', 'h3']),
+              }),
+            );
+          }
+        }
+      }
+    }
+    // Shuffle, so order carries no meaning.
+    for (let i = slices.length - 1; i > 0; i--) {
+      const j = random.int(i + 1);
+      [slices[i], slices[j]] = [slices[j], slices[i]];
+    }
+    return slices;
+  }
+
+  /** Mostly the same set with a few edits, as between two passes. */
+  function edited(random: Random, slices: Slice[]): Slice[] {
+    return slices
+      .filter(() => random.chance(0.9))
+      .map(s =>
+        random.chance(0.2)
+          ? {
+              ...s,
+              intervalMs: random.chance(0.5) ? s.intervalMs * 2 : s.intervalMs,
+              configHash: random.pick(['h1', 'h2', 'h3']),
+            }
+          : s,
+      )
+      .concat(randomSlices(random).filter(() => random.chance(0.1)))
+      .filter((s, i, all) => all.findIndex(o => o.id === s.id) === i);
+  }
+
+  const SEEDS = Array.from({ length: 200 }, (_, i) => i + 1);
+
+  it('yields exactly the desired slices when applied to the current ones', () => {
+    for (const seed of SEEDS) {
+      const random = randomSource(seed);
+      const current = randomSlices(random);
+      const desired = random.chance(0.5)
+        ? edited(random, current)
+        : randomSlices(random);
+      const plan = planReconcile({ desired, current });
+      expect({
+        seed,
+        held: asFields(applyPlan(current, plan).values()),
+      }).toEqual({ seed, held: asFields(desired) });
+      for (const { slice: next, previous, keepPhase } of plan.toReschedule) {
+        expect(keepPhase).toBe(next.intervalMs === previous.intervalMs);
+      }
+    }
+  });
+
+  it('plans nothing for an unchanged set, in any order', () => {
+    for (const seed of SEEDS) {
+      const random = randomSource(seed);
+      const current = randomSlices(random);
+      const desired = [...current].reverse().map(s => ({ ...s }));
+      expect({
+        seed,
+        empty: isEmptyPlan(planReconcile({ desired, current })),
+      }).toEqual({ seed, empty: true });
+    }
+  });
+
+  it('changes only the scoped system, and brings it to the desired state', () => {
+    for (const seed of SEEDS) {
+      const random = randomSource(seed);
+      const current = randomSlices(random);
+      const desired = edited(random, current);
+      const systemRef = random.pick(SYSTEMS);
+      const plan = planReconcile({ desired, current, scope: { systemRef } });
+      const after = applyPlan(current, plan);
+      const expected = [
+        ...desired.filter(s => s.systemRef === systemRef),
+        ...current.filter(s => s.systemRef !== systemRef),
+      ];
+      expect({ seed, held: asFields(after.values()) }).toEqual({
+        seed,
+        held: asFields(expected),
+      });
+    }
+  });
+});

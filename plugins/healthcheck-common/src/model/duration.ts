@@ -1,0 +1,122 @@
+const MILLISECONDS_PER_UNIT: Readonly<Record<string, bigint>> = {
+  ms: 1n,
+  s: 1_000n,
+  m: 60_000n,
+  h: 3_600_000n,
+};
+
+const DURATION_HINT = 'use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m';
+
+/**
+ * Thrown by {@link parseDuration} for a text that is not a duration; `reason`
+ * says what is wrong without repeating the text.
+ * @public
+ */
+export class DurationParseError extends Error {
+  readonly duration: string;
+  readonly reason: string;
+
+  constructor(duration: string, reason: string) {
+    super(`Invalid duration ${JSON.stringify(duration)}: ${reason}`);
+    this.name = 'DurationParseError';
+    this.duration = duration;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Reads a duration as checks write it (`500ms`, `10s`, `1m`, `1h30m`,
+ * `1.5s`) into whole milliseconds. Every number carries its unit (Go's
+ * `time.ParseDuration` syntax without signs or sub-millisecond units), and
+ * the total must be a whole number of milliseconds. Fractions are computed
+ * exactly, so `0.1h` is 360000, not 360000.00000000006.
+ *
+ * @throws DurationParseError naming what is wrong and what would be right.
+ * @public
+ */
+export function parseDuration(text: string): number {
+  if (typeof text !== 'string') {
+    throw new DurationParseError(
+      String(text),
+      `a duration is a text, not a ${typeof text} (${DURATION_HINT})`,
+    );
+  }
+  if (text === '') {
+    throw new DurationParseError(text, `it is empty (${DURATION_HINT})`);
+  }
+  const component = /(\d+)(?:\.(\d+))?([a-zA-Zµμ]*)/y;
+  let total = 0n;
+  let position = 0;
+  while (position < text.length) {
+    component.lastIndex = position;
+    const match = component.exec(text);
+    if (!match) {
+      throw new DurationParseError(
+        text,
+        `expected a number at position ${position}, found ${JSON.stringify(
+          text[position],
+        )} (${DURATION_HINT})`,
+      );
+    }
+    const [whole, integerDigits, fractionDigits = '', unit] = match;
+    if (unit === '') {
+      throw new DurationParseError(
+        text,
+        `${JSON.stringify(
+          whole,
+        )} at position ${position} has no unit (${DURATION_HINT})`,
+      );
+    }
+    const unitMs = MILLISECONDS_PER_UNIT[unit];
+    if (unitMs === undefined) {
+      throw new DurationParseError(
+        text,
+        `unknown unit ${JSON.stringify(unit)} at position ${
+          position + whole.length - unit.length
+        } (${DURATION_HINT})`,
+      );
+    }
+    const scale = 10n ** BigInt(fractionDigits.length);
+    const scaledMs = BigInt(integerDigits + fractionDigits) * unitMs;
+    if (scaledMs % scale !== 0n) {
+      throw new DurationParseError(
+        text,
+        `${JSON.stringify(whole)} is not a whole number of milliseconds`,
+      );
+    }
+    total += scaledMs / scale;
+    position += whole.length;
+  }
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new DurationParseError(text, 'it is too long to be an interval');
+  }
+  return Number(total);
+}
+
+/**
+ * Milliseconds as a duration text that {@link parseDuration} reads back:
+ * `500ms`, `5s`, `1m30s`, `2h`, `1s250ms`, `0s`.
+ * @public
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isSafeInteger(ms) || ms < 0) {
+    return `${ms}ms`;
+  }
+  if (ms === 0) {
+    return '0s';
+  }
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+    ['ms', 1],
+  ] as const) {
+    if (rest >= size) {
+      text += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return text;
+}

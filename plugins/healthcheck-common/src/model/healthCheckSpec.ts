@@ -1,0 +1,185 @@
+import { JsonObject } from '@backstage/types';
+import { ConditionSpec } from '../conditions';
+import { parseDuration } from './duration';
+
+/**
+ * What one environment changes in a check: another target, and fields of the
+ * probe type's `config` merged over the check's own as a JSON merge patch
+ * (RFC 7386): objects merge key by key, anything else replaces, `null`
+ * removes. So `config: { headers: { Authorization: '…' } }` swaps one header
+ * and keeps the others.
+ *
+ * Timing stays per check on purpose (one grid per check); an environment
+ * that needs another interval gets its own check with an `environments`
+ * filter.
+ * @public
+ */
+export interface HealthCheckEnvironmentOverride {
+  /** Replaces the check's target in this environment; may use the same placeholders. */
+  target?: string;
+  /** Merged over the check's `config` in this environment. */
+  config?: JsonObject;
+}
+
+/**
+ * Consecutive results that change a slice's status: `failure` failed runs to
+ * go down, `success` passing runs to recover.
+ * @public
+ */
+export interface HealthCheckThresholds {
+  failure?: number;
+  success?: number;
+}
+
+/**
+ * A health check: what to probe, how often, how to judge it, and where it
+ * applies. The same model for checks declared as HealthCheck entities (their
+ * `spec`) and checks created through the API.
+ * @public
+ */
+export interface HealthCheckSpec {
+  /** The probe type: `http`, `tcp`, `dns`, `tls`, or one a module adds. */
+  type: string;
+  /**
+   * What to probe. `{{ system.name }}` and `{{ environment.name }}` are
+   * replaced per slice.
+   */
+  target: string;
+  /** The probe type's own fields (an `http` check's `method`, `headers`, ...). */
+  config?: JsonObject;
+  /** Per environment name (compared without regard to case). */
+  environmentOverrides?: Record<string, HealthCheckEnvironmentOverride>;
+  /** How often each slice runs, such as `10s`; {@link DEFAULT_CHECK_INTERVAL} when absent. */
+  interval?: string;
+  /** How long a run may take, such as `2s`; {@link DEFAULT_CHECK_TIMEOUT} when absent. */
+  timeout?: string;
+  conditions?: ConditionSpec[];
+  thresholds?: HealthCheckThresholds;
+  /** Refs of the systems the check is assigned to; the kind defaults to System. */
+  systems: string[];
+  /** Only these environments of each system, when present. */
+  environments?: string[];
+  /** A paused check keeps its definition and runs nowhere. */
+  paused?: boolean;
+  /** Ref of the owning group or user. */
+  owner?: string;
+}
+
+/**
+ * The interval of a check that names none.
+ * @public
+ */
+export const DEFAULT_CHECK_INTERVAL = '1m';
+
+/**
+ * The timeout of a check that names none.
+ * @public
+ */
+export const DEFAULT_CHECK_TIMEOUT = '10s';
+
+/**
+ * A check's interval and timeout in milliseconds, defaults filled in.
+ *
+ * @throws DurationParseError when either does not parse; validate first.
+ * @public
+ */
+export function resolveCheckTiming(
+  spec: Pick<HealthCheckSpec, 'interval' | 'timeout'>,
+): { intervalMs: number; timeoutMs: number } {
+  return {
+    intervalMs: parseDuration(spec.interval ?? DEFAULT_CHECK_INTERVAL),
+    timeoutMs: parseDuration(spec.timeout ?? DEFAULT_CHECK_TIMEOUT),
+  };
+}
+
+const nonEmptyString = { type: 'string', minLength: 1 } as const;
+const duration = { type: 'string', format: 'duration' } as const;
+const target = {
+  type: 'string',
+  minLength: 1,
+  description:
+    'What to probe; {{ system.name }} and {{ environment.name }} are replaced per slice',
+} as const;
+const probeConfig = {
+  type: 'object',
+  description:
+    "The probe type's own fields, validated against the type's schema",
+} as const;
+
+/**
+ * JSON schema (draft-07) of {@link HealthCheckSpec}: the `spec` of a
+ * HealthCheck entity and the body of a check created through the API.
+ *
+ * Durations use `format: "duration"`, which a validator must be taught (read
+ * them with {@link parseDuration}). What a schema cannot say is left to the
+ * validator as well: that `type` names a registered probe type, that the
+ * interval is not below the configured minimum, that the target's
+ * placeholders are known, and that conditions parse (`validateConditions`).
+ * @public
+ */
+export const healthCheckSpecSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'HealthCheck spec',
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'target', 'systems'],
+  properties: {
+    type: {
+      ...nonEmptyString,
+      description: 'The probe type: http, tcp, dns, tls, or one a module adds',
+    },
+    target,
+    config: probeConfig,
+    environmentOverrides: {
+      type: 'object',
+      description: 'Per environment name: another target, config merged over',
+      propertyNames: nonEmptyString,
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { target, config: probeConfig },
+      },
+    },
+    interval: duration,
+    timeout: duration,
+    conditions: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'string' },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['condition'],
+            properties: {
+              condition: { type: 'string' },
+              severity: { enum: ['unhealthy', 'degraded'] },
+            },
+          },
+        ],
+      },
+    },
+    thresholds: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        failure: { type: 'integer', minimum: 1 },
+        success: { type: 'integer', minimum: 1 },
+      },
+    },
+    systems: {
+      type: 'array',
+      minItems: 1,
+      items: nonEmptyString,
+      description: 'Refs of the systems the check is assigned to',
+    },
+    environments: {
+      type: 'array',
+      minItems: 1,
+      items: nonEmptyString,
+      description: 'Only these environments of each system',
+    },
+    paused: { type: 'boolean' },
+    owner: nonEmptyString,
+  },
+} as const;

@@ -1,0 +1,35 @@
+export { DurationParseError, formatDuration, parseDuration } from './duration';
+export {
+  DEFAULT_CHECK_INTERVAL,
+  DEFAULT_CHECK_TIMEOUT,
+  healthCheckSpecSchema,
+  resolveCheckTiming,
+} from './healthCheckSpec';
+export type {
+  HealthCheckEnvironmentOverride,
+  HealthCheckSpec,
+  HealthCheckThresholds,
+} from './healthCheckSpec';
+export {
+  applyEnvironmentOverride,
+  canonicalEnvironmentName,
+  findEnvironmentOverride,
+  mergePatch,
+} from './environmentOverrides';
+export {
+  compileTargetTemplate,
+  findTargetTemplateProblems,
+  renderTargetTemplate,
+  TARGET_TEMPLATE_VARIABLES,
+} from './targetTemplate';
+export type {
+  CompiledTargetTemplate,
+  TargetTemplateValues,
+} from './targetTemplate';
+export {
+  decodeSliceId,
+  encodeSliceId,
+  SLICE_ID_PREFIX,
+  tryDecodeSliceId,
+} from './sliceId';
+export type { SliceKey } from './sliceId';
