@@ -2,9 +2,14 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
+import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
+import { ProbeEngine } from './executor/ProbeEngine';
+import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
+import { readNetworkPolicy } from './probes/networkGuard';
+import { ProbeSecrets } from './probes/secrets';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
 import { createRouter } from './service/router';
 
@@ -28,11 +33,44 @@ export const healthcheckPlugin = createBackendPlugin({
         httpRouter: coreServices.httpRouter,
         httpAuth: coreServices.httpAuth,
         catalog: catalogServiceRef,
+        config: coreServices.rootConfig,
+        lifecycle: coreServices.lifecycle,
+        metrics: metricsServiceRef,
       },
-      async init({ logger, database, httpRouter, httpAuth, catalog }) {
+      async init({
+        logger,
+        database,
+        httpRouter,
+        httpAuth,
+        catalog,
+        config,
+        lifecycle,
+        metrics,
+      }) {
+        for (const probeType of createBuiltinProbeTypes({
+          networkPolicy: readNetworkPolicy(config),
+          secrets: ProbeSecrets.fromConfig(config),
+        })) {
+          probeTypes.add(probeType);
+        }
+        const engine = ProbeEngine.fromConfig({
+          config,
+          logger,
+          probeTypes,
+          metrics,
+        });
+        lifecycle.addStartupHook(() => engine.start());
+        lifecycle.addShutdownHook(() => engine.stop());
+
         const store = await DatabaseHealthcheckStore.create({ database });
         httpRouter.use(
-          await createRouter({ httpAuth, store, catalog, probeTypes }),
+          await createRouter({
+            logger,
+            httpAuth,
+                    store,
+            catalog,
+            probeTypes,
+          }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
         logger.info(

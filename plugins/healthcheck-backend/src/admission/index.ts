@@ -32,7 +32,11 @@ export type {
   SliceClassification,
   SliceHistory,
 } from './classifySlice';
-export { ADMISSION_METRICS, noopAdmissionMetrics } from './metrics';
+export {
+  ADMISSION_METRICS,
+  createAdmissionMetrics,
+  noopAdmissionMetrics,
+} from './metrics';
 export type { AdmissionMetricsRecorder, MetricAttributes } from './metrics';
 export { DEFAULT_ADMISSION_OPTIONS, resolveAdmissionOptions } from './options';
 export type { AdmissionOptions } from './options';

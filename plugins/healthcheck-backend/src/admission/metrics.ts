@@ -1,3 +1,5 @@
+import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
+
 /**
  * Attributes of one measurement.
  *
@@ -51,3 +53,45 @@ export const noopAdmissionMetrics: AdmissionMetricsRecorder = {
   counter: () => ({ add() {} }),
   histogram: () => ({ record() {} }),
 };
+
+/**
+ * Binds the bulkhead's metrics to Backstage's metrics service, declaring
+ * each instrument once with its description and unit.
+ *
+ * @internal
+ */
+export function createAdmissionMetrics(
+  metrics: MetricsService,
+): AdmissionMetricsRecorder {
+  const declared = Object.values(ADMISSION_METRICS);
+  const describe = (name: string) => {
+    const metric = declared.find(m => m.name === name);
+    return {
+      description: metric?.description,
+      unit: metric && 'unit' in metric ? metric.unit : undefined,
+    };
+  };
+  const counters = new Map<string, ReturnType<AdmissionMetricsRecorder['counter']>>();
+  const histograms = new Map<
+    string,
+    ReturnType<AdmissionMetricsRecorder['histogram']>
+  >();
+  return {
+    counter(name) {
+      let counter = counters.get(name);
+      if (!counter) {
+        counter = metrics.createCounter(name, describe(name));
+        counters.set(name, counter);
+      }
+      return counter;
+    },
+    histogram(name) {
+      let histogram = histograms.get(name);
+      if (!histogram) {
+        histogram = metrics.createHistogram(name, describe(name));
+        histograms.set(name, histogram);
+      }
+      return histogram;
+    },
+  };
+}

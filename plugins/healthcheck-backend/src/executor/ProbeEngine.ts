@@ -1,0 +1,116 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { MetricsService } from '@backstage/backend-plugin-api/alpha';
+import { Config } from '@backstage/config';
+import {
+  AdmissionOptions,
+  Bulkhead,
+  createAdmissionMetrics,
+} from '../admission';
+import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
+import { SchedulerClock, SliceScheduler } from '../scheduler';
+import { RunnableSlice, RunRecord, SliceRunner, SliceStateStore } from './SliceRunner';
+
+/** How long shutdown waits for probes in flight before aborting them. */
+const SHUTDOWN_AWAIT_IN_FLIGHT_MS = 10_000;
+
+/**
+ * The probing machinery of one backend instance: the heap scheduler decides
+ * what runs next, the bulkhead whether it may run now, the runner probes and
+ * judges. Slices come in through {@link ProbeEngine.scheduler}'s `submit`.
+ */
+export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
+  readonly scheduler: SliceScheduler<TSlice>;
+  readonly runner: SliceRunner<TSlice>;
+  readonly bulkhead: Bulkhead;
+
+  static fromConfig<TSlice extends RunnableSlice = RunnableSlice>(options: {
+    config: Config;
+    logger: LoggerService;
+    probeTypes: ProbeTypeRegistry;
+    metrics?: MetricsService;
+    states?: SliceStateStore;
+    onRun?: (record: RunRecord) => void | Promise<void>;
+  }): ProbeEngine<TSlice> {
+    const { config } = options;
+    return new ProbeEngine<TSlice>({
+      ...options,
+      coalesceWindowMs: config.getOptionalNumber(
+        'healthcheck.scheduler.coalesceWindowMs',
+      ),
+      admission: readAdmissionOptions(config),
+    });
+  }
+
+  constructor(options: {
+    logger: LoggerService;
+    probeTypes: ProbeTypeRegistry;
+    metrics?: MetricsService;
+    states?: SliceStateStore;
+    onRun?: (record: RunRecord) => void | Promise<void>;
+    admission?: Partial<AdmissionOptions>;
+    coalesceWindowMs?: number;
+    clock?: SchedulerClock;
+  }) {
+    const { logger, metrics, clock } = options;
+    this.bulkhead = new Bulkhead(options.admission, {
+      clock,
+      metrics: metrics ? createAdmissionMetrics(metrics) : undefined,
+    });
+    this.runner = new SliceRunner<TSlice>({
+      probeTypes: options.probeTypes,
+      bulkhead: this.bulkhead,
+      logger: logger.child({ component: 'runner' }),
+      isCurrent: tick => this.scheduler.isCurrent(tick.sliceId, tick.generation),
+      states: options.states,
+      onRun: options.onRun,
+      clock,
+    });
+    this.scheduler = SliceScheduler.create<TSlice>({
+      logger: logger.child({ component: 'scheduler' }),
+      metrics,
+      clock,
+      executor: this.runner.execute,
+      options: { coalesceWindowMs: options.coalesceWindowMs },
+    });
+  }
+
+  start(): void {
+    this.scheduler.start();
+  }
+
+  /** Stops scheduling, waits a bounded time for probes in flight, then aborts the rest. */
+  async stop(
+    options: { awaitInFlightMs?: number } = {},
+  ): Promise<void> {
+    await this.scheduler.stop({
+      awaitInFlightMs: options.awaitInFlightMs ?? SHUTDOWN_AWAIT_IN_FLIGHT_MS,
+    });
+    this.runner.abortAll();
+  }
+}
+
+/** Reads `healthcheck.admission`; unset fields keep their defaults. */
+export function readAdmissionOptions(
+  config: Config,
+): Partial<AdmissionOptions> {
+  const section = config.getOptionalConfig('healthcheck.admission');
+  if (!section) {
+    return {};
+  }
+  const options: {
+    -readonly [K in keyof AdmissionOptions]?: AdmissionOptions[K];
+  } = {};
+  for (const key of [
+    'concurrency',
+    'laneCapacity',
+    'suspectAfterRuns',
+    'recoveryProbeEvery',
+    'timeoutFloorMs',
+  ] as const) {
+    const value = section.getOptionalNumber(key);
+    if (value !== undefined) {
+      options[key] = value;
+    }
+  }
+  return options;
+}

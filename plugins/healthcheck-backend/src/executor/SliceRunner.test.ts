@@ -1,0 +1,240 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
+import { Bulkhead } from '../admission';
+import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
+import { DueTick } from '../scheduler';
+import { RunnableSlice, RunRecord, SliceRunner } from './SliceRunner';
+
+const slice: RunnableSlice = {
+  id: 'healthcheck:payments-health:system%3Adefault%2Fpayments:production',
+  intervalMs: 10_000,
+  checkId: 'payments-health',
+  systemRef: 'system:default/payments',
+  environment: 'production',
+  type: 'scripted',
+  target: 'http://127.0.0.1:7010/production/payments/health',
+  timeoutMs: 2000,
+  config: {},
+  conditions: ['[STATUS] == 200'],
+  thresholds: { failure: 2, success: 1 },
+};
+
+function tick(at: number, generation = 1, s = slice): DueTick<RunnableSlice> {
+  return { sliceId: s.id, scheduledAt: at, generation, slice: s };
+}
+
+/** A probe type that answers from a script, one result a run. */
+function scriptedProbe(results: Array<Partial<ProbeResult>>): ProbeType & {
+  calls: number;
+} {
+  const probe = {
+    type: 'scripted',
+    calls: 0,
+    run: async () => {
+      const next = results[Math.min(probe.calls, results.length - 1)];
+      probe.calls++;
+      return { ok: true, durationMs: 5, ...next };
+    },
+  };
+  return probe;
+}
+
+function runnerWith(
+  probes: ProbeType<any>[],
+  options: Partial<ConstructorParameters<typeof SliceRunner>[0]> = {},
+) {
+  const probeTypes = new ProbeTypeRegistry();
+  probes.forEach(p => probeTypes.add(p));
+  const records: RunRecord[] = [];
+  const runner = new SliceRunner({
+    probeTypes,
+    bulkhead: new Bulkhead({ concurrency: 4, laneCapacity: 1 }),
+    logger: mockServices.logger.mock(),
+    isCurrent: () => true,
+    onRun: record => {
+      records.push(record);
+    },
+    ...options,
+  });
+  return { runner, records };
+}
+
+describe('SliceRunner', () => {
+  it('probes a due tick, judges it by its conditions and records the run', async () => {
+    const probe = scriptedProbe([{ status: 200, body: 'ok' }]);
+    const { runner, records } = runnerWith([probe]);
+
+    const record = await runner.runTick(tick(1_000_000));
+
+    expect(probe.calls).toBe(1);
+    expect(record).toMatchObject({
+      sliceId: slice.id,
+      systemRef: 'system:default/payments',
+      environment: 'production',
+      scheduledAt: 1_000_000,
+      outcome: 'pass',
+      previousStatus: 'unknown',
+      status: 'healthy',
+      statusChanged: true,
+      lane: 'normal',
+      timeoutMs: 2000,
+      conditions: [{ condition: '[STATUS] == 200', success: true }],
+    });
+    expect(records).toEqual([record]);
+    expect(record?.probe).not.toHaveProperty('body');
+  });
+
+  it('turns healthy into unhealthy only after the failure threshold, per slice', async () => {
+    const probe = scriptedProbe([
+      { status: 200 },
+      { status: 500 },
+      { status: 500 },
+    ]);
+    const { runner } = runnerWith([probe]);
+
+    const statuses = [];
+    for (const at of [10_000, 20_000, 30_000]) {
+      statuses.push((await runner.runTick(tick(at)))?.status);
+    }
+
+    expect(statuses).toEqual(['healthy', 'healthy', 'unhealthy']);
+  });
+
+  it('shows the failing condition with the value it saw', async () => {
+    const { runner } = runnerWith([scriptedProbe([{ status: 503 }])]);
+    const record = await runner.runTick(tick(10_000));
+    expect(record?.conditions[0].display).toBe('[STATUS] (503) == 200');
+    expect(record?.outcome).toBe('fail');
+  });
+
+  it('drops a tick whose generation is stale: no probe, nothing recorded', async () => {
+    const probe = scriptedProbe([{ status: 200 }]);
+    const { runner, records } = runnerWith([probe], {
+      isCurrent: t => t.generation === 2,
+    });
+
+    await expect(runner.runTick(tick(10_000, 1))).resolves.toBeUndefined();
+
+    expect(probe.calls).toBe(0);
+    expect(records).toEqual([]);
+    expect(runner.stats().staleTicks).toBe(1);
+  });
+
+  it('drops a tick whose environment is no longer effective', async () => {
+    const probe = scriptedProbe([{ status: 200 }]);
+    const { runner, records } = runnerWith([probe], {
+      isEffective: s => s.environment !== 'production',
+    });
+
+    await runner.runTick(tick(10_000));
+
+    expect(probe.calls).toBe(0);
+    expect(records).toEqual([]);
+    expect(runner.stats().staleTicks).toBe(1);
+  });
+
+  it('fails the run of an unknown probe type and says which types exist', async () => {
+    const { runner } = runnerWith([scriptedProbe([{}])]);
+    const record = await runner.runTick(
+      tick(10_000, 1, { ...slice, type: 'smtp' }),
+    );
+    expect(record?.outcome).toBe('fail');
+    expect(record?.error).toEqual({
+      kind: 'config',
+      message: "Unknown probe type 'smtp'; known types: scripted",
+    });
+  });
+
+  it('turns a probe that throws into a failed run', async () => {
+    const throwing: ProbeType = {
+      type: 'scripted',
+      run: async () => {
+        throw new Error('socket hang up');
+      },
+    };
+    const { runner } = runnerWith([throwing]);
+    const record = await runner.runTick(tick(10_000));
+    expect(record?.outcome).toBe('fail');
+    expect(record?.error).toEqual({ kind: 'other', message: 'socket hang up' });
+  });
+
+  it('abandons a probe that ignores its signal shortly after the timeout', async () => {
+    const deaf: ProbeType = {
+      type: 'scripted',
+      run: () => new Promise<ProbeResult>(() => {}),
+    };
+    const { runner } = runnerWith([deaf]);
+    const started = Date.now();
+    const record = await runner.runTick(
+      tick(Date.now(), 1, { ...slice, timeoutMs: 40 }),
+    );
+    expect(record?.error?.kind).toBe('timeout');
+    expect(record?.outcome).toBe('fail');
+    // The bound is loose on purpose; what matters is that it returns at all.
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('gives the probe a signal that aborts at the timeout', async () => {
+    let sawAbort = false;
+    const polite: ProbeType = {
+      type: 'scripted',
+      run: ({ signal }) =>
+        new Promise<ProbeResult>(resolve => {
+          signal.addEventListener('abort', () => {
+            sawAbort = true;
+            resolve({
+              ok: false,
+              durationMs: 30,
+              error: { kind: 'timeout', message: 'aborted' },
+            });
+          });
+        }),
+    };
+    const { runner } = runnerWith([polite]);
+    const record = await runner.runTick(
+      tick(Date.now(), 1, { ...slice, timeoutMs: 30 }),
+    );
+    expect(sawAbort).toBe(true);
+    expect(record?.error).toEqual({ kind: 'timeout', message: 'aborted' });
+  });
+
+  it('records nothing for a tick the bulkhead defers', async () => {
+    const bulkhead = new Bulkhead({
+      concurrency: 4,
+      laneCapacity: 1,
+      suspectAfterRuns: 1,
+    });
+    // Two slices whose last run held the slot to the timeout: both suspect.
+    const other = { ...slice, id: `${slice.id}-2` };
+    for (const s of [slice, other]) {
+      bulkhead.prime(s.id, [
+        {
+          outcome: 'fail',
+          durationMs: 2000,
+          timeoutMsUsed: 2000,
+          errorKind: 'timeout',
+          fullTimeoutProbe: true,
+        },
+      ]);
+    }
+    let release: () => void = () => {};
+    const slow: ProbeType = {
+      type: 'scripted',
+      run: () =>
+        new Promise<ProbeResult>(resolve => {
+          release = () => resolve({ ok: true, durationMs: 1, status: 200 });
+        }),
+    };
+    const { runner, records } = runnerWith([slow], { bulkhead });
+
+    const first = runner.runTick(tick(Date.now()));
+    await new Promise(r => setImmediate(r));
+    const second = await runner.runTick(tick(Date.now(), 1, other));
+
+    expect(second).toBeUndefined();
+    expect(runner.stats().deferred.lane_full).toBe(1);
+    release();
+    await first;
+    expect(records.map(r => r.sliceId)).toEqual([slice.id]);
+  });
+});

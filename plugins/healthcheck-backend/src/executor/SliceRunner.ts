@@ -1,0 +1,288 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { toError } from '@backstage/errors';
+import {
+  ConditionSpec,
+  JudgedCondition,
+} from '@vigil/plugin-healthcheck-common';
+import {
+  ProbeErrorKind,
+  ProbeResult,
+  ProbeType,
+} from '@vigil/plugin-healthcheck-node';
+import { Bulkhead, DeferReason, Lane } from '../admission';
+import {
+  applyRunOutcome,
+  initialSliceStatusState,
+  RunOutcome,
+  SliceStatus,
+  SliceStatusState,
+  StatusThresholds,
+} from '../judge';
+import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
+import { DueTick, ScheduledSlice } from '../scheduler';
+import { judgeProbeResult } from './judgeProbeResult';
+
+/** A probe that ignores its signal is given this long before it is abandoned. */
+const ABANDON_GRACE_MS = 50;
+
+/**
+ * A slice as the runner needs it: what to probe, how to judge it.
+ */
+export interface RunnableSlice extends ScheduledSlice {
+  readonly checkId: string;
+  readonly systemRef: string;
+  readonly environment: string;
+  /** The probe type, such as `http`. */
+  readonly type: string;
+  /** The target, already rendered for the system and environment. */
+  readonly target: string;
+  readonly timeoutMs: number;
+  /** The probe type's own fields. */
+  readonly config: Record<string, unknown>;
+  readonly conditions: readonly ConditionSpec[];
+  readonly thresholds?: StatusThresholds;
+}
+
+/** One run of one slice at one scheduled tick, as recorded. */
+export interface RunRecord {
+  readonly sliceId: string;
+  readonly checkId: string;
+  readonly systemRef: string;
+  readonly environment: string;
+  /** The grid time of the tick (epoch ms). */
+  readonly scheduledAt: number;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly outcome: RunOutcome;
+  readonly status: SliceStatus;
+  readonly previousStatus: SliceStatus;
+  readonly statusChanged: boolean;
+  readonly conditions: readonly JudgedCondition[];
+  readonly error?: { kind: ProbeErrorKind; message: string };
+  readonly lane: Lane;
+  /** The timeout this run had: the configured one, or shrunk by the bulkhead. */
+  readonly timeoutMs: number;
+  /** From due time to start. */
+  readonly queueWaitMs: number;
+  readonly probe: Omit<ProbeResult, 'body'>;
+}
+
+/** Where a slice's status lives between runs. */
+export interface SliceStateStore {
+  get(sliceId: string): SliceStatusState | undefined;
+  set(sliceId: string, state: SliceStatusState): void;
+}
+
+/** Counters of a running {@link SliceRunner}, cumulative since start. */
+export interface SliceRunnerStats {
+  runs: number;
+  staleTicks: number;
+  deferred: Record<DeferReason, number>;
+}
+
+/**
+ * Runs the ticks the scheduler hands over: drops stale ones, asks the
+ * bulkhead whether each may probe now, probes, judges, and reports the run.
+ * A stale or deferred tick records nothing.
+ */
+export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
+  readonly #probeTypes: ProbeTypeRegistry;
+  readonly #bulkhead: Bulkhead;
+  readonly #logger: LoggerService;
+  readonly #now: () => number;
+  readonly #isCurrent: (tick: DueTick<TSlice>) => boolean;
+  readonly #isEffective: (slice: TSlice) => boolean;
+  readonly #states: SliceStateStore;
+  readonly #onRun: (record: RunRecord) => void | Promise<void>;
+  readonly #shutdown = new AbortController();
+  readonly #stats: SliceRunnerStats = {
+    runs: 0,
+    staleTicks: 0,
+    deferred: { in_flight: 0, lane_full: 0, no_slot: 0 },
+  };
+
+  constructor(options: {
+    probeTypes: ProbeTypeRegistry;
+    bulkhead: Bulkhead;
+    logger: LoggerService;
+    /** Whether the tick's generation is still the slice's current one. */
+    isCurrent: (tick: DueTick<TSlice>) => boolean;
+    /** Whether the slice's environment is still effective; default yes. */
+    isEffective?: (slice: TSlice) => boolean;
+    states?: SliceStateStore;
+    onRun?: (record: RunRecord) => void | Promise<void>;
+    clock?: { now(): number };
+  }) {
+    this.#probeTypes = options.probeTypes;
+    this.#bulkhead = options.bulkhead;
+    this.#logger = options.logger;
+    this.#isCurrent = options.isCurrent;
+    this.#isEffective = options.isEffective ?? (() => true);
+    this.#states = options.states ?? new Map();
+    this.#onRun = options.onRun ?? (() => {});
+    const clock = options.clock ?? Date;
+    this.#now = () => clock.now();
+  }
+
+  /** The scheduler's executor: one tracked promise per tick. */
+  readonly execute = (
+    batch: ReadonlyArray<DueTick<TSlice>>,
+  ): Promise<RunRecord | undefined>[] => batch.map(tick => this.runTick(tick));
+
+  stats(): SliceRunnerStats {
+    return {
+      ...this.#stats,
+      deferred: { ...this.#stats.deferred },
+    };
+  }
+
+  /** Aborts every probe in flight; they finish as timeouts. */
+  abortAll(): void {
+    this.#shutdown.abort();
+  }
+
+  async runTick(tick: DueTick<TSlice>): Promise<RunRecord | undefined> {
+    const slice = tick.slice;
+    if (!this.#isCurrent(tick) || !this.#isEffective(slice)) {
+      this.#stats.staleTicks++;
+      return undefined;
+    }
+    const probeType = this.#probeTypes.get(slice.type);
+
+    let probeResult: ProbeResult | undefined;
+    let verdict: ReturnType<typeof judgeProbeResult> | undefined;
+    let startedAt = 0;
+    const admitted = await this.#bulkhead.run(
+      {
+        sliceId: slice.id,
+        dueAt: tick.scheduledAt,
+        timeoutMs: slice.timeoutMs,
+      },
+      async timeoutMs => {
+        startedAt = this.#now();
+        probeResult = await this.#probe(probeType, slice, timeoutMs);
+        verdict = judgeProbeResult(probeResult, slice.conditions);
+        return {
+          outcome: verdict.outcome,
+          durationMs: probeResult.durationMs,
+          errorKind: probeResult.error?.kind,
+        };
+      },
+    );
+    if (admitted.deferred) {
+      this.#stats.deferred[admitted.deferred]++;
+      return undefined;
+    }
+    const result = probeResult!;
+    const judged = verdict!;
+
+    const previous =
+      this.#states.get(slice.id) ?? initialSliceStatusState(startedAt);
+    const transition = applyRunOutcome(
+      previous,
+      { outcome: judged.outcome, at: startedAt },
+      slice.thresholds,
+    );
+    this.#states.set(slice.id, transition.state);
+    this.#stats.runs++;
+
+    const { body: _body, ...probe } = result;
+    const record: RunRecord = {
+      sliceId: slice.id,
+      checkId: slice.checkId,
+      systemRef: slice.systemRef,
+      environment: slice.environment,
+      scheduledAt: tick.scheduledAt,
+      startedAt,
+      durationMs: result.durationMs,
+      outcome: judged.outcome,
+      status: transition.to,
+      previousStatus: transition.from,
+      statusChanged: transition.changed,
+      conditions: judged.conditions,
+      error: result.error,
+      lane: admitted.lane,
+      timeoutMs: admitted.timeoutMs,
+      queueWaitMs: admitted.queueWaitMs,
+      probe,
+    };
+    try {
+      await this.#onRun(record);
+    } catch (error) {
+      this.#logger.error(
+        `Could not record a run of ${slice.id}`,
+        toError(error),
+      );
+    }
+    return record;
+  }
+
+  /**
+   * Runs one probe within its timeout, whatever the probe does: a throw
+   * becomes an error result, and a probe that ignores its signal is
+   * abandoned shortly after the deadline.
+   */
+  async #probe(
+    probeType: ProbeType<any> | undefined,
+    slice: TSlice,
+    timeoutMs: number,
+  ): Promise<ProbeResult> {
+    const started = this.#now();
+    const elapsed = () => Math.max(0, this.#now() - started);
+    if (!probeType) {
+      return {
+        ok: false,
+        durationMs: 0,
+        error: {
+          kind: 'config',
+          message: `Unknown probe type '${
+            slice.type
+          }'; known types: ${this.#probeTypes.list().join(', ')}`,
+        },
+      };
+    }
+    const signal = AbortSignal.any([
+      this.#shutdown.signal,
+      AbortSignal.timeout(timeoutMs),
+    ]);
+    let abandon: NodeJS.Timeout | undefined;
+    const abandoned = new Promise<ProbeResult>(resolve => {
+      abandon = setTimeout(
+        () =>
+          resolve({
+            ok: false,
+            durationMs: elapsed(),
+            error: {
+              kind: 'timeout',
+              message: `No answer within ${timeoutMs} ms`,
+            },
+          }),
+        timeoutMs + ABANDON_GRACE_MS,
+      );
+    });
+    try {
+      return await Promise.race([
+        probeType
+          .run({
+            target: slice.target,
+            config: slice.config,
+            timeoutMs,
+            signal,
+          })
+          .catch(
+            (error): ProbeResult => ({
+              ok: false,
+              durationMs: elapsed(),
+              error: {
+                kind: signal.aborted ? 'timeout' : 'other',
+                message: String(error?.message ?? error),
+              },
+            }),
+          ),
+        abandoned,
+      ]);
+    } finally {
+      clearTimeout(abandon);
+    }
+  }
+}

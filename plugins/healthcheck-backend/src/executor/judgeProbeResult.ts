@@ -1,0 +1,39 @@
+import {
+  ConditionSpec,
+  JudgedCondition,
+  judgeConditions,
+} from '@vigil/plugin-healthcheck-common';
+import { ProbeResult } from '@vigil/plugin-healthcheck-node';
+import { RunOutcome } from '../judge';
+
+/** What one probe run means once its conditions are applied. */
+export interface ProbeVerdict {
+  outcome: RunOutcome;
+  conditions: JudgedCondition[];
+}
+
+/**
+ * Turns what a probe observed into a run outcome. A probe that could not do
+ * its job (refused, timed out, refused by the guard) fails the run whatever
+ * the conditions say; otherwise the conditions decide, and a check without
+ * conditions passes when the probe did.
+ */
+export function judgeProbeResult(
+  result: ProbeResult,
+  conditions: readonly ConditionSpec[],
+): ProbeVerdict {
+  const judged = judgeConditions(conditions, {
+    status: result.status,
+    body: result.body,
+    responseTimeMs: result.durationMs,
+    ip: result.ip,
+    connected: result.connected,
+    certificateExpirationMs: result.certificateExpirationMs,
+    dnsRcode: result.dnsRcode,
+    dnsAnswers: result.dnsAnswers,
+  });
+  if (!result.ok || result.error) {
+    return { outcome: 'fail', conditions: judged.results };
+  }
+  return { outcome: judged.outcome, conditions: judged.results };
+}

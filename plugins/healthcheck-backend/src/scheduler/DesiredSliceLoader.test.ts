@@ -1,0 +1,67 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import { FakeClock } from './__testUtils__/FakeClock';
+import { DesiredSliceLoader } from './DesiredSliceLoader';
+import type { ScheduledSlice, SliceChange } from './types';
+
+const T0 = 1_767_225_600_000;
+const FLEET: ScheduledSlice[] = [{ id: 'a', intervalMs: 1_000 }];
+
+function setup(load: () => Promise<ReadonlyArray<ScheduledSlice>>) {
+  const clock = new FakeClock(T0);
+  const submitted: SliceChange[] = [];
+  const loader = new DesiredSliceLoader({
+    load,
+    submit: async change => {
+      submitted.push(change);
+    },
+    clock,
+    logger: mockServices.logger.mock(),
+  });
+  return { clock, loader, submitted };
+}
+
+describe('DesiredSliceLoader', () => {
+  it('submits the full desired set at start and every 60 s by default', async () => {
+    const { clock, loader, submitted } = setup(async () => FLEET);
+    loader.start();
+    await clock.advance(120_000);
+    expect(submitted).toEqual([
+      { type: 'replace', slices: FLEET },
+      { type: 'replace', slices: FLEET },
+      { type: 'replace', slices: FLEET },
+    ]);
+  });
+
+  it('submits nothing on failure, retries after 30 s then 60 s by default, and resets after a success', async () => {
+    let failures = 2;
+    const { clock, loader, submitted } = setup(async () => {
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error('catalog unavailable');
+      }
+      return FLEET;
+    });
+    loader.start();
+    await clock.advance(0);
+    expect(loader.consecutiveFailures).toBe(1);
+    await clock.advance(30_000);
+    expect(loader.consecutiveFailures).toBe(2);
+    expect(submitted).toHaveLength(0);
+    await clock.advance(60_000);
+    expect(loader.consecutiveFailures).toBe(0);
+    expect(submitted).toHaveLength(1);
+  });
+
+  it('drops the result of a load that finishes after stop, and leaves no timer', async () => {
+    let finish: (slices: ScheduledSlice[]) => void = () => {};
+    const { clock, loader, submitted } = setup(
+      () => new Promise(resolve => (finish = resolve)),
+    );
+    loader.start();
+    loader.stop();
+    finish(FLEET);
+    await clock.advance(120_000);
+    expect(submitted).toHaveLength(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});

@@ -1,0 +1,108 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import { backoffDelayMs } from './stagger';
+import type {
+  ScheduledSlice,
+  SchedulerClock,
+  SliceChange,
+  TimerHandle,
+} from './types';
+
+/**
+ * Options of the loader of desired slices.
+ *
+ * @internal
+ */
+export interface DesiredSliceLoaderOptions<TSlice extends ScheduledSlice> {
+  /** Reads the full desired set of slices (database, catalog). */
+  load: () => Promise<ReadonlyArray<TSlice>>;
+  /** Hands a change to the driver; waits while the driver's queue is full. */
+  submit: (change: SliceChange<TSlice>) => Promise<void>;
+  clock: SchedulerClock;
+  logger: LoggerService;
+  /** Pause between successful loads. Default 60 s. */
+  refreshIntervalMs?: number;
+  /** First retry delay after a failure; doubles per failure in a row. Default 30 s. */
+  backoffBaseMs?: number;
+  /** The longest retry delay. Default 300 s. */
+  backoffCapMs?: number;
+}
+
+const DEFAULT_REFRESH_INTERVAL_MS = 60_000;
+const DEFAULT_BACKOFF_BASE_MS = 30_000;
+const DEFAULT_BACKOFF_CAP_MS = 300_000;
+
+/**
+ * Loads the desired slices in its own task, off the driver: a slow or failing
+ * database never delays a tick. On failure it retries with capped exponential
+ * backoff and submits nothing, so the driver keeps running the last slices it
+ * was given.
+ *
+ * @internal
+ */
+export class DesiredSliceLoader<TSlice extends ScheduledSlice> {
+  readonly #options: DesiredSliceLoaderOptions<TSlice>;
+  #timer: TimerHandle | undefined;
+  #consecutiveFailures = 0;
+  #stopped = false;
+
+  constructor(options: DesiredSliceLoaderOptions<TSlice>) {
+    this.#options = options;
+  }
+
+  /** Failed loads since the last success. */
+  get consecutiveFailures(): number {
+    return this.#consecutiveFailures;
+  }
+
+  /** Loads now, then keeps loading until stopped. */
+  start(): void {
+    void this.#loadThenWait();
+  }
+
+  /** Stops the loop; a load in progress finishes but submits nothing. */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) {
+      this.#options.clock.clearTimer(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  async #loadThenWait(): Promise<void> {
+    const { load, submit, clock, logger } = this.#options;
+    let delayMs: number;
+    try {
+      const slices = await load();
+      if (this.#stopped) {
+        return;
+      }
+      await submit({ type: 'replace', slices });
+      this.#consecutiveFailures = 0;
+      delayMs = this.#options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
+    } catch (error) {
+      if (this.#stopped) {
+        return;
+      }
+      this.#consecutiveFailures += 1;
+      delayMs = backoffDelayMs(
+        this.#options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
+        this.#consecutiveFailures,
+        this.#options.backoffCapMs ?? DEFAULT_BACKOFF_CAP_MS,
+      );
+      logger.warn(
+        `Loading desired slices failed (${
+          this.#consecutiveFailures
+        } in a row); still running the last known slices, retrying in ${Math.round(
+          delayMs / 1000,
+        )} s`,
+        error instanceof Error ? error : { error: String(error) },
+      );
+    }
+    if (!this.#stopped) {
+      this.#timer = clock.setTimer(() => {
+        this.#timer = undefined;
+        void this.#loadThenWait();
+      }, delayMs);
+    }
+  }
+}

@@ -1,0 +1,16 @@
+export { SliceScheduler } from './SliceScheduler';
+export { createSchedulerMetrics } from './metrics';
+export type { SchedulerMetrics, SchedulerSizes } from './metrics';
+export { systemClock } from './clock';
+export type {
+  DueTick,
+  ScheduledSlice,
+  SchedulerClock,
+  SchedulerStats,
+  SkipReason,
+  SliceChange,
+  SliceSchedulerDependencies,
+  SliceSchedulerOptions,
+  TickExecutor,
+  TimerHandle,
+} from './types';

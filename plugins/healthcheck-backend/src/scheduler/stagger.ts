@@ -1,0 +1,215 @@
+/**
+ * Pure timing decisions of the scheduler: where a slice sits on its grid, when
+ * its first probe comes, what its next tick is, and how long the loader backs
+ * off. No clock, no state: every function maps numbers to numbers.
+ *
+ * Times are Unix epoch milliseconds. A slice with interval `I` and offset `o`
+ * fires at the grid points `k * I + o`; the grid is anchored to the epoch, not
+ * to process start, so every backend instance and every restart computes the
+ * same points.
+ */
+
+/** The first probe of a new slice comes within this, or half its interval. */
+export const FIRST_PROBE_WINDOW_CAP_MS = 5_000;
+
+const FNV_OFFSET_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+// A second, differently mixed lane gives the 21 extra bits that make the hash
+// 53 bits wide, so `hash % interval` has no visible bias even for day-long
+// intervals (a 32-bit hash modulo 86,400,000 is about 2% uneven).
+const SECOND_LANE_BASIS = 0x9e3779b9;
+const SECOND_LANE_MULTIPLIER = 0x5bd1e995;
+const LANE_FOLD_MULTIPLIER = 0x27d4eb2f;
+const TWO_POW_32 = 0x1_0000_0000;
+const FIRST_PROBE_SALT = 0x5f356495;
+
+/** The 32-bit finalizer of MurmurHash3: every input bit flips each output bit with probability about one half. */
+function avalanche32(value: number): number {
+  let h = value;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * A 53-bit hash of a string, uniform enough to spread ids of any shape: random
+ * and time-ordered UUIDs, sequential names, and ids sharing a long prefix.
+ * Not cryptographic; the job is spreading load, not resisting an attacker.
+ *
+ * Changing this function moves every slice to a new slot once, on upgrade.
+ *
+ * @internal
+ */
+export function hashSliceId(id: string): number {
+  let fnv = FNV_OFFSET_BASIS;
+  let second = (SECOND_LANE_BASIS ^ id.length) >>> 0;
+  for (let i = 0; i < id.length; i++) {
+    const codeUnit = id.charCodeAt(i);
+    fnv = Math.imul(fnv ^ codeUnit, FNV_PRIME);
+    second = Math.imul(second ^ codeUnit, SECOND_LANE_MULTIPLIER);
+    second ^= second >>> 15;
+  }
+  // FNV-1a alone mixes the last characters weakly into the low bits, which is
+  // exactly where sequential ids differ: fold the lanes and finalize both.
+  const high = avalanche32(second ^ Math.imul(fnv, LANE_FOLD_MULTIPLIER));
+  const low = avalanche32(fnv ^ high);
+  return (high >>> 11) * TWO_POW_32 + low;
+}
+
+/**
+ * The slice's fixed place inside its interval, in `[0, intervalMs)`: the grid
+ * is `k * intervalMs + offset`. Hashed from the slice id, never from the
+ * target, so two slices probing one URL do not fire together.
+ *
+ * @param sliceHash - `hashSliceId(sliceId)`, when the caller has it already
+ * @internal
+ */
+export function staggerOffsetMs(
+  sliceId: string,
+  intervalMs: number,
+  sliceHash: number = hashSliceId(sliceId),
+): number {
+  if (!(intervalMs >= 1)) {
+    return 0;
+  }
+  return sliceHash % Math.floor(intervalMs);
+}
+
+/**
+ * Where inside the first-probe window a new slice fires, in `[0, windowMs)`:
+ * the id's hash mixed once more, so it is independent of the grid offset.
+ *
+ * @internal
+ */
+export function firstProbeDelayMs(sliceHash: number, windowMs: number): number {
+  if (!(windowMs >= 1)) {
+    return 0;
+  }
+  return avalanche32(sliceHash % TWO_POW_32 ^ FIRST_PROBE_SALT) % windowMs;
+}
+
+/**
+ * How soon a new slice probes first: `min(5 s, interval / 2)`, so a fast
+ * slice's first probe never lands after its second grid tick would.
+ *
+ * @internal
+ */
+export function firstProbeWindowMs(
+  intervalMs: number,
+  capMs: number = FIRST_PROBE_WINDOW_CAP_MS,
+): number {
+  return Math.min(capMs, Math.floor(intervalMs / 2));
+}
+
+/**
+ * The first grid point at or after `time`.
+ *
+ * @internal
+ */
+export function gridPointAtOrAfter(
+  time: number,
+  intervalMs: number,
+  offsetMs: number,
+): number {
+  const phase = (((time - offsetMs) % intervalMs) + intervalMs) % intervalMs;
+  return phase === 0 ? time : time - phase + intervalMs;
+}
+
+/**
+ * The first grid point strictly after `time`.
+ *
+ * @internal
+ */
+export function gridPointAfter(
+  time: number,
+  intervalMs: number,
+  offsetMs: number,
+): number {
+  const phase = (((time - offsetMs) % intervalMs) + intervalMs) % intervalMs;
+  return time - phase + intervalMs;
+}
+
+/**
+ * When a newly scheduled slice probes first. If its grid already has a point
+ * inside the first-probe window, that point it is (the first probe is then on
+ * the grid); otherwise a point inside the window hashed from the id, so a bulk
+ * import spreads over the window instead of firing on one instant.
+ *
+ * @internal
+ */
+export function firstDueAt(
+  sliceId: string,
+  intervalMs: number,
+  offsetMs: number,
+  now: number,
+  windowCapMs: number = FIRST_PROBE_WINDOW_CAP_MS,
+  sliceHash: number = hashSliceId(sliceId),
+): number {
+  const windowMs = firstProbeWindowMs(intervalMs, windowCapMs);
+  const onGrid = gridPointAtOrAfter(now, intervalMs, offsetMs);
+  if (windowMs < 1 || onGrid - now <= windowMs) {
+    return onGrid;
+  }
+  return now + firstProbeDelayMs(sliceHash, windowMs);
+}
+
+/**
+ * The next tick after a tick scheduled at `scheduledAt` that ran at `now`:
+ * the first grid point at least half an interval after the later of the two.
+ * Computed from the grid, never by adding the interval to the run time, so
+ * the phase never drifts. When the tick ran late (a stall, a paused
+ * container) the backlog is skipped, not replayed, and the grid point right
+ * behind the late run is skipped too, so two probes of one slice never come
+ * less than half an interval apart. The same rule keeps an off-grid first
+ * probe from being followed by a grid tick moments later.
+ *
+ * @internal
+ */
+export function nextTick(
+  scheduledAt: number,
+  intervalMs: number,
+  offsetMs: number,
+  now: number,
+): number {
+  const ranAt = Math.max(scheduledAt, now);
+  return gridPointAtOrAfter(
+    ranAt + Math.ceil(intervalMs / 2),
+    intervalMs,
+    offsetMs,
+  );
+}
+
+/**
+ * How many grid ticks `nextTick` skipped: the ticks that fell due while the
+ * process was not looking (a stall, a paused container) and are not replayed.
+ *
+ * @internal
+ */
+export function missedTicks(
+  scheduledAt: number,
+  intervalMs: number,
+  offsetMs: number,
+  next: number,
+): number {
+  const unhurried = nextTick(scheduledAt, intervalMs, offsetMs, -Infinity);
+  return Math.max(0, Math.round((next - unhurried) / intervalMs));
+}
+
+/**
+ * Exponential backoff: `base`, `2 * base`, `4 * base`, ... capped at `capMs`,
+ * so after a long outage the loader notices recovery within `capMs`.
+ *
+ * @param consecutiveFailures - 1 for the first failure in a row
+ * @internal
+ */
+export function backoffDelayMs(
+  baseMs: number,
+  consecutiveFailures: number,
+  capMs: number,
+): number {
+  const doublings = Math.min(Math.max(consecutiveFailures - 1, 0), 52);
+  return Math.min(capMs, baseMs * 2 ** doublings);
+}
