@@ -24,6 +24,15 @@ export interface Config {
       allowPrivate?: boolean;
     };
 
+    /** How the desired slices are derived from the catalog and the stored checks. */
+    reconcile?: {
+      /**
+       * How often the catalog and the stored checks are re-read, as a
+       * duration such as `30s` or `2m`. Default 30s.
+       */
+      interval?: string;
+    };
+
     /** The in-process scheduler of this backend instance. */
     scheduler?: {
       /**

@@ -4,6 +4,7 @@ import {
 } from '@backstage/backend-plugin-api';
 import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
+import { healthcheckPermissions } from '@vigil/plugin-healthcheck-common';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { ProbeEngine } from './executor/ProbeEngine';
@@ -11,6 +12,7 @@ import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeSecrets } from './probes/secrets';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
+import { createCatalogSliceLoader } from './reconciler/createCatalogSliceLoader';
 import { createRouter } from './service/router';
 
 /**
@@ -32,20 +34,28 @@ export const healthcheckPlugin = createBackendPlugin({
         database: coreServices.database,
         httpRouter: coreServices.httpRouter,
         httpAuth: coreServices.httpAuth,
+        auth: coreServices.auth,
         catalog: catalogServiceRef,
         config: coreServices.rootConfig,
         lifecycle: coreServices.lifecycle,
         metrics: metricsServiceRef,
+        permissions: coreServices.permissions,
+        permissionsRegistry: coreServices.permissionsRegistry,
+        auditor: coreServices.auditor,
       },
       async init({
         logger,
         database,
         httpRouter,
         httpAuth,
+        auth,
         catalog,
         config,
         lifecycle,
         metrics,
+        permissions,
+        permissionsRegistry,
+        auditor,
       }) {
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
@@ -53,21 +63,30 @@ export const healthcheckPlugin = createBackendPlugin({
         })) {
           probeTypes.add(probeType);
         }
+        const store = await DatabaseHealthcheckStore.create({ database });
         const engine = ProbeEngine.fromConfig({
           config,
           logger,
           probeTypes,
           metrics,
+          loader: createCatalogSliceLoader({
+            catalog,
+            auth,
+            logger,
+            listStoredChecks: () => store.listChecks(),
+          }),
         });
         lifecycle.addStartupHook(() => engine.start());
         lifecycle.addShutdownHook(() => engine.stop());
 
-        const store = await DatabaseHealthcheckStore.create({ database });
+        permissionsRegistry.addPermissions(healthcheckPermissions);
         httpRouter.use(
           await createRouter({
             logger,
             httpAuth,
-                    store,
+            permissions,
+            auditor,
+            store,
             catalog,
             probeTypes,
           }),

@@ -8,3 +8,4 @@ export * from './entity';
 export * from './status';
 export * from './conditions';
 export * from './model';
+export * from './permissions';

@@ -1,6 +1,8 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { Config } from '@backstage/config';
+import { InputError } from '@backstage/errors';
+import { parseDuration } from '@vigil/plugin-healthcheck-common';
 import {
   AdmissionOptions,
   Bulkhead,
@@ -8,7 +10,21 @@ import {
 } from '../admission';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { SchedulerClock, SliceScheduler } from '../scheduler';
-import { RunnableSlice, RunRecord, SliceRunner, SliceStateStore } from './SliceRunner';
+import {
+  RunnableSlice,
+  RunRecord,
+  SliceRunner,
+  SliceStateStore,
+} from './SliceRunner';
+
+/** Loads the full desired set of slices; see the scheduler's loader. */
+export interface SliceLoader<TSlice> {
+  load(): Promise<ReadonlyArray<TSlice>>;
+  refreshIntervalMs?: number;
+}
+
+/** How often the desired slices are re-read unless configured. */
+const DEFAULT_RECONCILE_INTERVAL_MS = 30_000;
 
 /** How long shutdown waits for probes in flight before aborting them. */
 const SHUTDOWN_AWAIT_IN_FLIGHT_MS = 10_000;
@@ -30,10 +46,18 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     metrics?: MetricsService;
     states?: SliceStateStore;
     onRun?: (record: RunRecord) => void | Promise<void>;
+    loader?: SliceLoader<TSlice>;
   }): ProbeEngine<TSlice> {
     const { config } = options;
+    const refresh = config.getOptionalString('healthcheck.reconcile.interval');
     return new ProbeEngine<TSlice>({
       ...options,
+      loader: options.loader && {
+        ...options.loader,
+        refreshIntervalMs: refresh
+          ? readDuration(refresh, 'healthcheck.reconcile.interval')
+          : options.loader.refreshIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
+      },
       coalesceWindowMs: config.getOptionalNumber(
         'healthcheck.scheduler.coalesceWindowMs',
       ),
@@ -50,6 +74,8 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     admission?: Partial<AdmissionOptions>;
     coalesceWindowMs?: number;
     clock?: SchedulerClock;
+    /** Where the desired slices come from; refreshed off the driver. */
+    loader?: SliceLoader<TSlice>;
   }) {
     const { logger, metrics, clock } = options;
     this.bulkhead = new Bulkhead(options.admission, {
@@ -60,7 +86,8 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
       probeTypes: options.probeTypes,
       bulkhead: this.bulkhead,
       logger: logger.child({ component: 'runner' }),
-      isCurrent: tick => this.scheduler.isCurrent(tick.sliceId, tick.generation),
+      isCurrent: tick =>
+        this.scheduler.isCurrent(tick.sliceId, tick.generation),
       states: options.states,
       onRun: options.onRun,
       clock,
@@ -70,7 +97,10 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
       metrics,
       clock,
       executor: this.runner.execute,
-      options: { coalesceWindowMs: options.coalesceWindowMs },
+      options: {
+        coalesceWindowMs: options.coalesceWindowMs,
+        loader: options.loader,
+      },
     });
   }
 
@@ -79,9 +109,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
   }
 
   /** Stops scheduling, waits a bounded time for probes in flight, then aborts the rest. */
-  async stop(
-    options: { awaitInFlightMs?: number } = {},
-  ): Promise<void> {
+  async stop(options: { awaitInFlightMs?: number } = {}): Promise<void> {
     await this.scheduler.stop({
       awaitInFlightMs: options.awaitInFlightMs ?? SHUTDOWN_AWAIT_IN_FLIGHT_MS,
     });
@@ -113,4 +141,14 @@ export function readAdmissionOptions(
     }
   }
   return options;
+}
+
+function readDuration(text: string, key: string): number {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    throw new InputError(
+      `Invalid ${key} '${text}': ${(error as Error).message}`,
+    );
+  }
 }

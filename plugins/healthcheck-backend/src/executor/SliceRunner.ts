@@ -9,7 +9,7 @@ import {
   ProbeResult,
   ProbeType,
 } from '@vigil/plugin-healthcheck-node';
-import { Bulkhead, DeferReason, Lane } from '../admission';
+import { Bulkhead, DeferReason, endpointKeyOf, Lane } from '../admission';
 import {
   applyRunOutcome,
   initialSliceStatusState,
@@ -40,7 +40,8 @@ export interface RunnableSlice extends ScheduledSlice {
   /** The probe type's own fields. */
   readonly config: Record<string, unknown>;
   readonly conditions: readonly ConditionSpec[];
-  readonly thresholds?: StatusThresholds;
+  /** Unset fields take the defaults (2 failures, 1 success). */
+  readonly thresholds?: Partial<StatusThresholds>;
 }
 
 /** One run of one slice at one scheduled tick, as recorded. */
@@ -155,6 +156,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     const admitted = await this.#bulkhead.run(
       {
         sliceId: slice.id,
+        endpointKey: endpointKeyOf(slice.target),
         dueAt: tick.scheduledAt,
         timeoutMs: slice.timeoutMs,
       },
@@ -185,6 +187,12 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     );
     this.#states.set(slice.id, transition.state);
     this.#stats.runs++;
+    if (transition.changed) {
+      this.#logger.info(
+        `${slice.checkId} on ${slice.systemRef} in ${slice.environment}: ${transition.from} -> ${transition.to}`,
+        { sliceId: slice.id },
+      );
+    }
 
     const { body: _body, ...probe } = result;
     const record: RunRecord = {

@@ -146,7 +146,7 @@ export function resolveStatusThresholds(
 export function applyRunOutcome(
   state: SliceStatusState,
   run: JudgedRun,
-  thresholds: StatusThresholds = DEFAULT_STATUS_THRESHOLDS,
+  thresholds: Partial<StatusThresholds> = DEFAULT_STATUS_THRESHOLDS,
 ): StatusTransition {
   const { failure, success } = resolveStatusThresholds(thresholds);
   if (!RUN_OUTCOMES.includes(run.outcome)) {

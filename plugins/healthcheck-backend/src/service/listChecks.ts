@@ -1,8 +1,4 @@
-import {
-  ANNOTATION_LOCATION,
-  ANNOTATION_SOURCE_LOCATION,
-  stringifyEntityRef,
-} from '@backstage/catalog-model';
+import { stringifyEntityRef } from '@backstage/catalog-model';
 import { BackstageCredentials } from '@backstage/backend-plugin-api';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
@@ -10,6 +6,7 @@ import {
   isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
 import { HealthcheckStore } from '../database/HealthcheckStore';
+import { GitOpsCheckSource, gitOpsCheckSource } from './checkDetails';
 
 /** A check as the API lists it, from either source. */
 export interface CheckSummary {
@@ -20,9 +17,7 @@ export interface CheckSummary {
   interval?: string;
   systems: string[];
   paused: boolean;
-  source:
-    | { kind: 'api'; createdBy: string }
-    | { kind: 'gitops'; entityRef: string; location?: string };
+  source: { kind: 'api'; createdBy: string } | GitOpsCheckSource;
 }
 
 /**
@@ -47,35 +42,26 @@ export async function listChecks(options: {
   const fromApi: CheckSummary[] = stored.map(check => ({
     id: check.id,
     title: check.title,
-    type: String(check.spec.type ?? ''),
-    target: String(check.spec.target ?? ''),
-    interval: check.spec.interval as string | undefined,
-    systems: (check.spec.systems as string[] | undefined) ?? [],
+    type: check.spec.type,
+    target: check.spec.target,
+    interval: check.spec.interval,
+    systems: check.spec.systems,
     paused: check.spec.paused === true,
     source: { kind: 'api', createdBy: check.createdBy },
   }));
 
   const fromCatalog: CheckSummary[] = entities
     .filter(isHealthCheckEntity)
-    .map(entity => {
-      const annotations = entity.metadata.annotations ?? {};
-      return {
-        id: stringifyEntityRef(entity),
-        title: entity.metadata.title,
-        type: entity.spec.type,
-        target: entity.spec.target,
-        interval: entity.spec.interval,
-        systems: entity.spec.systems,
-        paused: entity.spec.paused === true,
-        source: {
-          kind: 'gitops',
-          entityRef: stringifyEntityRef(entity),
-          location:
-            annotations[ANNOTATION_SOURCE_LOCATION] ??
-            annotations[ANNOTATION_LOCATION],
-        },
-      };
-    });
+    .map(entity => ({
+      id: stringifyEntityRef(entity),
+      title: entity.metadata.title,
+      type: entity.spec.type,
+      target: entity.spec.target,
+      interval: entity.spec.interval,
+      systems: entity.spec.systems,
+      paused: entity.spec.paused === true,
+      source: gitOpsCheckSource(entity),
+    }));
 
   return [...fromCatalog, ...fromApi].sort((a, b) => a.id.localeCompare(b.id));
 }

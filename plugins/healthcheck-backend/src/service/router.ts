@@ -1,38 +1,345 @@
-import { HttpAuthService } from '@backstage/backend-plugin-api';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import {
+  AuditorService,
+  AuditorServiceEvent,
+  BackstageCredentials,
+  BackstageServicePrincipal,
+  BackstageUserPrincipal,
+  HttpAuthService,
+  LoggerService,
+  PermissionsService,
+} from '@backstage/backend-plugin-api';
+import {
+  ConflictError,
+  InputError,
+  isError,
+  NotAllowedError,
+  NotFoundError,
+  toError,
+} from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
+import {
+  healthcheckCheckCreatePermission,
+  healthcheckCheckDeletePermission,
+  healthcheckCheckUpdatePermission,
+  isHealthCheckEntity,
+} from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import Router from 'express-promise-router';
-import { HealthcheckStore } from '../database/HealthcheckStore';
+import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
+import {
+  apiCheckDetails,
+  CheckDetails,
+  gitOpsCheckDetails,
+  gitOpsCheckSource,
+} from './checkDetails';
+import { ChecksChange, systemsOfChange } from './checkChanges';
+import { gitOpsCheckRef, isApiCheckId, numberedCheckId } from './checkIds';
+import { jsonBody } from './jsonBody';
 import { listChecks } from './listChecks';
+import { CheckRequest, parseCheckRequest } from './parseCheckRequest';
 
-/** Builds the `/api/healthcheck` router. */
-export async function createRouter(options: {
+/**
+ * How many numbered ids (`x`, `x-2`, ... `x-20`) a check whose id comes from
+ * its title may try before the caller is asked to give one.
+ */
+const MAX_TITLE_ID_CANDIDATES = 20;
+
+type CheckPermission =
+  | typeof healthcheckCheckCreatePermission
+  | typeof healthcheckCheckUpdatePermission
+  | typeof healthcheckCheckDeletePermission;
+
+/**
+ * What {@link createRouter} needs.
+ * @internal
+ */
+export interface RouterOptions {
+  logger: LoggerService;
   httpAuth: HttpAuthService;
+  permissions: PermissionsService;
+  auditor: AuditorService;
   store: HealthcheckStore;
   catalog: CatalogService;
   probeTypes: ProbeTypeRegistry;
-}): Promise<express.Router> {
-  const { httpAuth, store, catalog, probeTypes } = options;
+  /** The shortest interval a check may have; see `validateHealthCheckSpec`. */
+  minIntervalMs?: number;
+  /**
+   * Called after each successful create, update and delete, with the
+   * systems of the check before and after, for a system-scoped reconcile.
+   * It should return quickly; what it throws is logged, not answered.
+   */
+  onChecksChanged?: (change: ChecksChange) => void;
+}
+
+/**
+ * Builds the `/api/healthcheck` router.
+ * @internal
+ */
+export async function createRouter(
+  options: RouterOptions,
+): Promise<express.Router> {
+  const { logger, httpAuth, permissions, auditor, store, catalog, probeTypes } =
+    options;
   const router = Router();
-  router.use(express.json());
+  router.use(jsonBody());
+
+  const validation = {
+    knownTypes: () => probeTypes.list(),
+    minIntervalMs: options.minIntervalMs,
+  };
+
+  async function authenticate(req: express.Request) {
+    return await httpAuth.credentials(req, { allow: ['user', 'service'] });
+  }
+
+  async function authorize(
+    permission: CheckPermission,
+    credentials: BackstageCredentials,
+  ) {
+    const [decision] = await permissions.authorize([{ permission }], {
+      credentials,
+    });
+    if (decision.result !== AuthorizeResult.ALLOW) {
+      throw new NotAllowedError(
+        `You may not do this: it needs the permission ${permission.name}`,
+      );
+    }
+  }
+
+  /** Runs a mutation as one audit event that succeeds or fails with it. */
+  async function audited<T>(
+    req: express.Request,
+    eventId: 'check-create' | 'check-update' | 'check-delete',
+    mutate: () => Promise<{ result: T; check: StoredCheck }>,
+  ): Promise<T> {
+    const auditorEvent: AuditorServiceEvent = await auditor.createEvent({
+      eventId,
+      severityLevel: 'medium',
+      request: req,
+      ...(req.params.id !== undefined && {
+        meta: { checkId: req.params.id },
+      }),
+    });
+    try {
+      const { result, check } = await mutate();
+      await auditorEvent.success({
+        meta: { checkId: check.id, revision: check.revision },
+      });
+      return result;
+    } catch (error) {
+      await auditorEvent.fail({ error: toError(error) });
+      throw error;
+    }
+  }
+
+  function notifyChanged(
+    checkId: string,
+    before: StoredCheck | undefined,
+    after: StoredCheck | undefined,
+  ) {
+    if (!options.onChecksChanged) {
+      return;
+    }
+    const change = {
+      checkId,
+      systems: systemsOfChange(before?.spec, after?.spec),
+    };
+    try {
+      options.onChecksChanged(change);
+    } catch (error) {
+      logger
+        .child({ checkId })
+        .warn('A listener of check changes failed', toError(error));
+    }
+  }
+
+  /** A GitOps check is changed in Git: 409 if it exists, 404 if not. */
+  async function refuseGitOpsChange(
+    id: string,
+    credentials: BackstageCredentials,
+  ) {
+    const ref = gitOpsCheckRef(id);
+    if (!ref) {
+      return;
+    }
+    const entity = await catalog.getEntityByRef(ref, { credentials });
+    if (!entity || !isHealthCheckEntity(entity)) {
+      throw new NotFoundError(`There is no check with id '${id}'`);
+    }
+    const { entityRef, location } = gitOpsCheckSource(entity);
+    const where = location
+      ? `the HealthCheck entity ${entityRef} in ${location}`
+      : `the HealthCheck entity ${entityRef} (the catalog records no location for it)`;
+    throw new ConflictError(
+      `Check '${id}' is declared in Git, not through the API: change or delete ${where}, in Git`,
+    );
+  }
+
+  async function createWithFreeId(
+    request: CheckRequest,
+    createdBy: string,
+  ): Promise<StoredCheck> {
+    const { title, spec } = request;
+    if (!request.idDerivedFromTitle) {
+      return await store.createCheck({
+        id: request.id,
+        title,
+        spec,
+        createdBy,
+      });
+    }
+    for (let n = 1; n <= MAX_TITLE_ID_CANDIDATES; n++) {
+      const id = numberedCheckId(request.id, n);
+      try {
+        return await store.createCheck({ id, title, spec, createdBy });
+      } catch (error) {
+        if (!isError(error) || error.name !== 'ConflictError') {
+          throw error;
+        }
+      }
+    }
+    throw new ConflictError(
+      `The ids ${request.id} to ${numberedCheckId(
+        request.id,
+        MAX_TITLE_ID_CANDIDATES,
+      )} derived from the title are all taken; give the check an id`,
+    );
+  }
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
   router.get('/v1/checks', async (req, res) => {
-    const credentials = await httpAuth.credentials(req, {
-      allow: ['user', 'service'],
-    });
+    const credentials = await authenticate(req);
     const items = await listChecks({ store, catalog, credentials });
     res.json({ items });
   });
 
+  router.post('/v1/checks', async (req, res) => {
+    const credentials = await authenticate(req);
+    const created = await audited(req, 'check-create', async () => {
+      await authorize(healthcheckCheckCreatePermission, credentials);
+      const request = parseCheckRequest(req.body, {
+        operation: 'create',
+        validation,
+        probeTypes,
+      });
+      const check = await createWithFreeId(request, actorOf(credentials));
+      return { result: check, check };
+    });
+    notifyChanged(created.id, undefined, created);
+    res
+      .status(201)
+      .location(`${req.baseUrl}/v1/checks/${encodeURIComponent(created.id)}`)
+      .json(apiCheckDetails(created));
+  });
+
+  router.get('/v1/checks/:id', async (req, res) => {
+    const credentials = await authenticate(req);
+    const { id } = req.params;
+    let details: CheckDetails | undefined;
+    if (isApiCheckId(id)) {
+      const check = await store.getCheck(id);
+      details = check && apiCheckDetails(check);
+    } else {
+      const ref = gitOpsCheckRef(id);
+      const entity =
+        ref && (await catalog.getEntityByRef(ref, { credentials }));
+      details =
+        entity && isHealthCheckEntity(entity)
+          ? gitOpsCheckDetails(entity)
+          : undefined;
+    }
+    if (!details) {
+      throw new NotFoundError(`There is no check with id '${id}'`);
+    }
+    res.json(details);
+  });
+
+  router.put('/v1/checks/:id', async (req, res) => {
+    const credentials = await authenticate(req);
+    const { id } = req.params;
+    const { before, after } = await audited(req, 'check-update', async () => {
+      await authorize(healthcheckCheckUpdatePermission, credentials);
+      await refuseGitOpsChange(id, credentials);
+      if (!isApiCheckId(id)) {
+        throw new NotFoundError(`There is no check with id '${id}'`);
+      }
+      const request = parseCheckRequest(req.body, {
+        operation: 'update',
+        pathId: id,
+        validation,
+        probeTypes,
+      });
+      const versions = await store.updateCheck({
+        id,
+        title: request.title,
+        spec: request.spec,
+        updatedBy: actorOf(credentials),
+        expectedRevision: request.revision,
+      });
+      return { result: versions, check: versions.after };
+    });
+    notifyChanged(id, before, after);
+    res.json(apiCheckDetails(after));
+  });
+
+  router.delete('/v1/checks/:id', async (req, res) => {
+    const credentials = await authenticate(req);
+    const { id } = req.params;
+    const deleted = await audited(req, 'check-delete', async () => {
+      await authorize(healthcheckCheckDeletePermission, credentials);
+      await refuseGitOpsChange(id, credentials);
+      if (!isApiCheckId(id)) {
+        throw new NotFoundError(`There is no check with id '${id}'`);
+      }
+      const expectedRevision = readRevisionQuery(req.query.revision);
+      const check = await store.deleteCheck(id, { expectedRevision });
+      return { result: check, check };
+    });
+    notifyChanged(id, deleted, undefined);
+    res.status(204).end();
+  });
+
   router.get('/v1/probe-types', async (req, res) => {
-    await httpAuth.credentials(req, { allow: ['user', 'service'] });
+    await authenticate(req);
     res.json({ items: probeTypes.list() });
   });
 
   return router;
+}
+
+/** Who is recorded as having made or changed a check. */
+function actorOf(
+  credentials: BackstageCredentials<
+    BackstageUserPrincipal | BackstageServicePrincipal
+  >,
+): string {
+  const { principal } = credentials;
+  return principal.type === 'user'
+    ? principal.userEntityRef
+    : principal.subject;
+}
+
+/** `DELETE ...?revision=3` deletes only that revision. */
+function readRevisionQuery(value: unknown): number | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  const revision = typeof value === 'string' ? Number(value) : NaN;
+  if (
+    !/^\d+$/.test(String(value)) ||
+    !Number.isSafeInteger(revision) ||
+    revision < 1
+  ) {
+    throw new InputError(
+      `The query parameter revision must be the whole number 1 or more that the check had when you read it, not ${JSON.stringify(
+        value,
+      )}`,
+    );
+  }
+  return revision;
 }

@@ -1,8 +1,6 @@
 import { Entity } from '@backstage/catalog-model';
 import fs from 'node:fs';
 import path from 'node:path';
-// yaml is in the tree (the catalog reads YAML with it) but not yet declared as
-// a devDependency of this package; drop this line once it is.
 import { parseAllDocuments } from 'yaml';
 
 const DEMO_CATALOG = path.resolve(__dirname, '../../../../../demo/catalog');

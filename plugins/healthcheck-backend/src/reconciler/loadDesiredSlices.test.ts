@@ -1,0 +1,68 @@
+import { mockCredentials } from '@backstage/backend-test-utils';
+import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
+import { decodeSliceId } from '@vigil/plugin-healthcheck-common';
+import { readDemoCatalog } from './__testUtils__/demoCatalog';
+import { loadDesiredSlices } from './loadDesiredSlices';
+
+describe('loadDesiredSlices', () => {
+  it('derives one slice per check, system and environment of the demo catalog', async () => {
+    const result = await loadDesiredSlices({
+      catalog: catalogServiceMock({ entities: readDemoCatalog() }),
+      credentials: mockCredentials.service(),
+      listStoredChecks: async () => [],
+    });
+
+    const keys = result.slices
+      .map(slice => decodeSliceId(slice.id))
+      .map(k => `${k.checkId} ${k.systemRef} ${k.environment}`);
+    expect(keys).toContain(
+      'healthcheck:default/checkout-health system:default/checkout canary',
+    );
+    expect(keys).toContain(
+      'healthcheck:default/analytics-health system:default/analytics default',
+    );
+    expect(keys).toHaveLength(16);
+    expect(result.paused.map(p => p.checkId)).toEqual([
+      'healthcheck:default/legacy-sso-login',
+    ]);
+
+    const payments = result.slices.find(
+      s =>
+        s.checkId === 'healthcheck:default/payments-health' &&
+        s.environment === 'staging',
+    );
+    expect(payments).toMatchObject({
+      type: 'http',
+      target: 'http://127.0.0.1:7010/staging/payments/health',
+      intervalMs: 10_000,
+      timeoutMs: 2_000,
+    });
+  });
+
+  it('adds the checks created through the API', async () => {
+    const result = await loadDesiredSlices({
+      catalog: catalogServiceMock({ entities: readDemoCatalog() }),
+      credentials: mockCredentials.service(),
+      listStoredChecks: async () => [
+        {
+          id: 'identity-login-page',
+          spec: {
+            type: 'http',
+            target:
+              'http://127.0.0.1:7010/{{ environment.name }}/identity/health',
+            interval: '30s',
+            systems: ['system:default/identity'],
+          },
+        },
+      ],
+    });
+
+    const apiSlices = result.slices.filter(
+      s => s.checkId === 'identity-login-page',
+    );
+    expect(apiSlices.map(s => s.environment).sort()).toEqual([
+      'production',
+      'staging',
+    ]);
+  });
+});
