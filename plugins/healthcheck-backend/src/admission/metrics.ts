@@ -71,7 +71,10 @@ export function createAdmissionMetrics(
       unit: metric && 'unit' in metric ? metric.unit : undefined,
     };
   };
-  const counters = new Map<string, ReturnType<AdmissionMetricsRecorder['counter']>>();
+  const counters = new Map<
+    string,
+    ReturnType<AdmissionMetricsRecorder['counter']>
+  >();
   const histograms = new Map<
     string,
     ReturnType<AdmissionMetricsRecorder['histogram']>
