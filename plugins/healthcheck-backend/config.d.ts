@@ -54,6 +54,12 @@ export interface Config {
       recoveryProbeEvery?: number;
       /** A shrunk timeout is never below this many milliseconds. Default 1000. */
       timeoutFloorMs?: number;
+      /**
+       * Slots one target endpoint (scheme, host and port) may always use;
+       * beyond that it takes another only while this many stay free for
+       * other endpoints. Default 3.
+       */
+      endpointShare?: number;
     };
   };
 }

@@ -542,3 +542,320 @@ describe('Bulkhead', () => {
     ).rejects.toThrow('dueAt must be epoch ms, got NaN');
   });
 });
+
+describe('Bulkhead, by endpoint', () => {
+  const DEAD_HOST = 'http://10.0.0.7:8080';
+  const LIVE_HOST = 'http://10.0.0.8:8080';
+
+  function setupEndpoints(options: Partial<AdmissionOptions> = {}) {
+    const clock = new FakeClock();
+    const bulkhead = new Bulkhead(options, { clock });
+    const run = (sliceId: string, endpointKey: string, work: BulkheadWork) =>
+      bulkhead.run(
+        { sliceId, endpointKey, dueAt: clock.nowMs, timeoutMs: TIMEOUT_MS },
+        work,
+      );
+    return { clock, bulkhead, run };
+  }
+
+  const timedOut: RunSummary = {
+    outcome: 'fail',
+    durationMs: 5000,
+    errorKind: 'timeout',
+  };
+
+  function describeResult(result: BulkheadResult): string {
+    return result.deferred ?? `${result.lane} ${result.timeoutMs}`;
+  }
+
+  it('makes every slice of an endpoint suspect after K slow failures of any of its slices', async () => {
+    const { bulkhead, run } = setupEndpoints();
+    await run('check-1', DEAD_HOST, neverAnswers);
+    await run('check-2', DEAD_HOST, neverAnswers);
+    expect(bulkhead.endpointClassification(DEAD_HOST)).toEqual({
+      suspect: false,
+      slowFailureStreak: 2,
+    });
+    await run('check-3', DEAD_HOST, neverAnswers);
+    expect(bulkhead.endpointClassification(DEAD_HOST)).toEqual({
+      suspect: true,
+      slowFailureStreak: 3,
+    });
+
+    // check-4 never ran, and check-1 failed only once: both are suspect now.
+    expect(describeResult(await run('check-4', DEAD_HOST, neverAnswers))).toBe(
+      'suspect 5000',
+    );
+    expect(bulkhead.classification('check-1').suspect).toBe(false);
+    expect(describeResult(await run('check-1', DEAD_HOST, neverAnswers))).toBe(
+      'suspect 5000',
+    );
+    // Another host is not involved.
+    expect(describeResult(await run('check-5', LIVE_HOST, passIn(4)))).toBe(
+      'normal 5000',
+    );
+  });
+
+  it('runs a suspect endpoint single-flight across its slices, so a dead host holds one lane slot', async () => {
+    const { bulkhead, run } = setupEndpoints({ concurrency: 10 });
+    for (const id of ['check-1', 'check-2', 'check-3']) {
+      await run(id, DEAD_HOST, neverAnswers);
+    }
+    const probes = new HeldProbes();
+    const first = run('check-4', DEAD_HOST, probes.work('check-4'));
+    const others = [];
+    for (let i = 5; i <= 48; i++) {
+      others.push(await run(`check-${i}`, DEAD_HOST, neverAnswers));
+    }
+    expect(probes.startedIds()).toEqual(['check-4']);
+    expect(new Set(others.map(describeResult))).toEqual(new Set(['in_flight']));
+    expect(bulkhead.stats()).toMatchObject({
+      inFlightByLane: { normal: 0, suspect: 1 },
+      deferrals: { in_flight: 44, lane_full: 0, no_slot: 0 },
+    });
+
+    probes.find('check-4').finish(timedOut);
+    await first;
+    expect(describeResult(await run('check-5', DEAD_HOST, neverAnswers))).toBe(
+      'suspect 5000',
+    );
+  });
+
+  it('shrinks the timeout of a slice of a suspect endpoint toward its own healthy baseline', async () => {
+    const { run } = setupEndpoints();
+    await run('check-1', DEAD_HOST, passIn(40));
+    for (const id of ['check-2', 'check-3', 'check-4']) {
+      await run(id, DEAD_HOST, neverAnswers);
+    }
+    const results = [];
+    for (let i = 0; i < 5; i++) {
+      results.push(
+        describeResult(await run('check-1', DEAD_HOST, neverAnswers)),
+      );
+    }
+    // The 5th suspect run of check-1 is its recovery probe at the full timeout.
+    expect(results).toEqual([
+      'suspect 1000',
+      'suspect 1000',
+      'suspect 1000',
+      'suspect 1000',
+      'suspect 5000',
+    ]);
+  });
+
+  it('keeps an endpoint suspect while its shrunk runs time out', async () => {
+    const { bulkhead, run } = setupEndpoints();
+    for (const id of ['check-1', 'check-2', 'check-3']) {
+      await run(id, DEAD_HOST, passIn(40));
+    }
+    const timeouts: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const result = await run(`check-${1 + (i % 3)}`, DEAD_HOST, neverAnswers);
+      timeouts.push(result.deferred ? 0 : result.timeoutMs);
+    }
+    expect(timeouts).toEqual([
+      5000, 5000, 5000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
+    ]);
+    expect(bulkhead.endpointClassification(DEAD_HOST)).toEqual({
+      suspect: true,
+      // Each slice's first three failures count, shrunk or not; after that
+      // a slice is suspect on its own runs and its failures are its own.
+      slowFailureStreak: 9,
+    });
+  });
+
+  it('sees recovery at every slice once one run on the endpoint passes', async () => {
+    const { bulkhead, run } = setupEndpoints();
+    for (const id of ['check-1', 'check-2', 'check-3']) {
+      await run(id, DEAD_HOST, neverAnswers);
+    }
+    expect(describeResult(await run('check-1', DEAD_HOST, passIn(4)))).toBe(
+      'suspect 5000',
+    );
+    expect(bulkhead.endpointClassification(DEAD_HOST).suspect).toBe(false);
+    for (const id of ['check-2', 'check-3', 'check-4']) {
+      expect(describeResult(await run(id, DEAD_HOST, passIn(4)))).toBe(
+        'normal 5000',
+      );
+    }
+  });
+
+  it('judges a path that hangs on a live host on its own, without gating the host', async () => {
+    const { bulkhead, run } = setupEndpoints();
+    // /slow-report hangs; /health on the same host answers in 4 ms.
+    for (let i = 0; i < 3; i++) {
+      await run('slow-report', LIVE_HOST, neverAnswers);
+      await run('health', LIVE_HOST, passIn(4));
+    }
+    expect(bulkhead.classification('slow-report').suspect).toBe(true);
+
+    // The hanging path alone, back to back: its failures are its own.
+    const hanging = [];
+    for (let i = 0; i < 4; i++) {
+      hanging.push(
+        describeResult(await run('slow-report', LIVE_HOST, neverAnswers)),
+      );
+    }
+    expect(hanging).toEqual(Array(4).fill('suspect 5000'));
+    expect(bulkhead.endpointClassification(LIVE_HOST).suspect).toBe(false);
+
+    // Single-flight per slice, not per host: /health is never gated.
+    const probes = new HeldProbes();
+    run('slow-report', LIVE_HOST, probes.work('slow-report'));
+    expect(describeResult(await run('health', LIVE_HOST, passIn(4)))).toBe(
+      'normal 5000',
+    );
+    expect(
+      describeResult(await run('slow-report', LIVE_HOST, neverAnswers)),
+    ).toBe('in_flight');
+  });
+
+  it('defers queued runs whose endpoint turned suspect while they waited, instead of pinning a slot', async () => {
+    const { bulkhead, run } = setupEndpoints({
+      concurrency: 4,
+      laneCapacity: 1,
+      endpointShare: 4,
+    });
+    await run('check-1', DEAD_HOST, neverAnswers);
+    await run('check-2', DEAD_HOST, neverAnswers);
+
+    const probes = new HeldProbes();
+    const running = [
+      run('check-3', DEAD_HOST, probes.work('check-3')),
+      run('up-1', LIVE_HOST, probes.work('up-1')),
+      run('up-2', LIVE_HOST, probes.work('up-2')),
+      run('up-3', LIVE_HOST, probes.work('up-3')),
+    ];
+    const waiting = [
+      run('check-4', DEAD_HOST, probes.work('check-4')),
+      run('check-5', DEAD_HOST, probes.work('check-5')),
+      run('up-4', LIVE_HOST, probes.work('up-4')),
+    ];
+    expect(bulkhead.stats().queueLength).toBe(3);
+
+    // The third failure in a row: the host is suspect, and the two runs of
+    // its slices that queued before anyone knew leave without a slot.
+    probes.find('check-3').finish(timedOut);
+    await running[0];
+    expect(await waiting[0]).toEqual({ deferred: 'in_flight' });
+    expect(await waiting[1]).toEqual({ deferred: 'no_slot' });
+    expect(probes.startedIds()).toEqual([
+      'check-3',
+      'up-1',
+      'up-2',
+      'up-3',
+      'up-4',
+    ]);
+    expect(bulkhead.stats()).toMatchObject({
+      queueLength: 0,
+      inFlightByLane: { normal: 4, suspect: 0 },
+    });
+  });
+
+  it('keeps slots for other endpoints while one endpoint holds more than its share', async () => {
+    const { clock, bulkhead, run } = setupEndpoints({
+      concurrency: 5,
+      laneCapacity: 1,
+      endpointShare: 2,
+    });
+    const probes = new HeldProbes();
+    const unknown = ['new-1', 'new-2', 'new-3', 'new-4'].map(id => ({
+      id,
+      result: run(id, DEAD_HOST, probes.work(id)),
+    }));
+    // Two always, a third because two stay free; the fourth waits.
+    expect(probes.startedIds()).toEqual(['new-1', 'new-2', 'new-3']);
+    expect(bulkhead.stats().queueLength).toBe(1);
+
+    const healthy = run('up-1', LIVE_HOST, probes.work('up-1'));
+    run('up-2', LIVE_HOST, probes.work('up-2'));
+    expect(probes.startedIds()).toContain('up-2');
+
+    // A slot frees, and stays free for other endpoints: new-4 still waits.
+    clock.advance(3);
+    probes.find('up-1').finish({ outcome: 'pass', durationMs: 3 });
+    await healthy;
+    expect(probes.startedIds()).not.toContain('new-4');
+    expect(await run('up-3', LIVE_HOST, passIn(3))).toMatchObject({
+      lane: 'normal',
+      queueWaitMs: 0,
+    });
+
+    // The dead host's runs are never deferred for this, only delayed: once
+    // it is back within its share, new-4 starts at its full timeout.
+    probes.find('new-1').finish(timedOut);
+    await unknown[0].result;
+    expect(probes.startedIds()).not.toContain('new-4');
+    probes.find('new-2').finish(timedOut);
+    await unknown[1].result;
+    expect(probes.find('new-4').timeoutMs).toBe(5000);
+  });
+
+  it('lets one endpoint use all but its share of slots when it is alone', async () => {
+    const { bulkhead, run } = setupEndpoints({
+      concurrency: 10,
+      endpointShare: 3,
+    });
+    const probes = new HeldProbes();
+    for (let i = 1; i <= 9; i++) {
+      run(`busy-${i}`, LIVE_HOST, probes.work(`busy-${i}`));
+    }
+    expect(probes.started).toHaveLength(7);
+    expect(bulkhead.stats()).toMatchObject({ inFlight: 7, queueLength: 2 });
+  });
+
+  it('with gating off, ignores endpoints and their share', async () => {
+    const { bulkhead, run } = setupEndpoints({
+      concurrency: 4,
+      laneCapacity: 1,
+      endpointShare: 1,
+      gateSuspectSlices: false,
+    });
+    for (let i = 1; i <= 4; i++) {
+      await run(`check-${i}`, DEAD_HOST, neverAnswers);
+    }
+    const probes = new HeldProbes();
+    for (let i = 1; i <= 4; i++) {
+      run(`check-${i}`, DEAD_HOST, probes.work(`check-${i}`));
+    }
+    expect(probes.started.map(p => p.timeoutMs)).toEqual([
+      5000, 5000, 5000, 5000,
+    ]);
+    expect(bulkhead.stats().inFlightByLane).toEqual({ normal: 4, suspect: 0 });
+  });
+
+  it('moves a slice to its new endpoint when its target changes, and drops endpoints no slice uses', async () => {
+    const { bulkhead, run } = setupEndpoints();
+    await run('check-1', DEAD_HOST, neverAnswers);
+    await run('check-2', DEAD_HOST, neverAnswers);
+    expect(bulkhead.stats()).toMatchObject({
+      trackedSlices: 2,
+      trackedEndpoints: 1,
+    });
+
+    await run('check-1', LIVE_HOST, passIn(4));
+    expect(bulkhead.stats().trackedEndpoints).toBe(2);
+    bulkhead.forget('check-2');
+    expect(bulkhead.stats()).toMatchObject({
+      trackedSlices: 1,
+      trackedEndpoints: 1,
+    });
+    expect(bulkhead.endpointClassification(DEAD_HOST).slowFailureStreak).toBe(
+      0,
+    );
+  });
+
+  it('keeps an endpoint until the run of a slice forgotten while it ran ends', async () => {
+    const { bulkhead, run } = setupEndpoints();
+    const probes = new HeldProbes();
+    const running = run('check-1', DEAD_HOST, probes.work('check-1'));
+    bulkhead.forget('check-1');
+    expect(bulkhead.stats().trackedEndpoints).toBe(1);
+    probes.find('check-1').finish(timedOut);
+    await running;
+    expect(bulkhead.stats()).toMatchObject({
+      trackedSlices: 0,
+      trackedEndpoints: 0,
+    });
+  });
+});

@@ -1,5 +1,18 @@
 import { adaptiveTimeout } from './adaptiveTimeout';
-import { admit, type DeferReason, type Lane } from './admit';
+import {
+  admit,
+  type AdmissionDecision,
+  type DeferReason,
+  type Lane,
+  mayTakeSlot,
+} from './admit';
+import {
+  classifyEndpoint,
+  EMPTY_ENDPOINT_HISTORY,
+  type EndpointClassification,
+  type EndpointHistory,
+  recordEndpointRun,
+} from './classifyEndpoint';
 import {
   classifySlice,
   EMPTY_SLICE_HISTORY,
@@ -27,6 +40,14 @@ import {
  */
 export interface BulkheadRequest {
   readonly sliceId: string;
+  /**
+   * Where the probe goes, as `endpointKeyOf(target)` gives it. Slices that
+   * share an endpoint are judged together as well as one by one: a downed
+   * host behind 48 checks is recognised after K slow failures of any of
+   * them, and then holds one lane slot. Without it, the slice is judged on
+   * its own runs only.
+   */
+  readonly endpointKey?: string;
   /** When the tick fell due (epoch ms); queue wait is measured from here. */
   readonly dueAt: number;
   /** The check's configured timeout in milliseconds. */
@@ -64,6 +85,9 @@ export interface BulkheadStats {
   readonly deferrals: Readonly<Record<DeferReason, number>>;
   /** Milliseconds of slot time held by finished runs, by lane. */
   readonly slotTimeMs: Readonly<Record<Lane, number>>;
+  /** Slices and endpoints with bookkeeping held (forgotten ones drop out). */
+  readonly trackedSlices: number;
+  readonly trackedEndpoints: number;
 }
 
 /** @internal */
@@ -78,43 +102,77 @@ interface SliceEntry {
   inFlight: number;
   /** Forgotten while a run was in flight: drop the entry once it ends. */
   forgotten: boolean;
+  /** The endpoint its latest request named. */
+  endpointKey: string | undefined;
+}
+
+interface EndpointEntry {
+  history: EndpointHistory;
+  /** Runs of its slices admitted, queued or running, not finished. */
+  inFlight: number;
+  /** Of those, the ones holding a slot. */
+  running: number;
+  /** Slice entries whose latest request named it. */
+  slices: number;
 }
 
 interface Job {
   readonly request: BulkheadRequest;
   readonly entry: SliceEntry;
-  readonly lane: Lane;
-  readonly timeoutMs: number;
-  readonly fullTimeout: boolean;
+  readonly endpoint: EndpointEntry | undefined;
   readonly work: BulkheadWork;
   readonly resolve: (result: BulkheadResult) => void;
   readonly reject: (error: unknown) => void;
 }
 
-/** First in, first out, without the cost of `Array.shift` on long queues. */
+type Admitted = Extract<AdmissionDecision, { admit: true }>;
+
+/**
+ * First in, first out, except that a waiter held back by its endpoint's
+ * share is passed over (and keeps its place) for the next one that may go.
+ * Taken jobs leave holes, swept once they outnumber the waiters.
+ */
 class JobQueue {
   #items: Array<Job | undefined> = [];
   #head = 0;
+  #length = 0;
 
   get length(): number {
-    return this.#items.length - this.#head;
+    return this.#length;
   }
 
   push(job: Job): void {
     this.#items.push(job);
+    this.#length++;
   }
 
-  shift(): Job | undefined {
-    if (this.#head >= this.#items.length) {
-      return undefined;
+  /** Removes and returns the oldest job that `accept` takes, if any. */
+  takeFirst(accept: (job: Job) => boolean): Job | undefined {
+    const items = this.#items;
+    for (let i = this.#head; i < items.length; i++) {
+      const job = items[i];
+      if (job !== undefined && accept(job)) {
+        items[i] = undefined;
+        this.#length--;
+        this.#sweep();
+        return job;
+      }
     }
-    const job = this.#items[this.#head];
-    this.#items[this.#head++] = undefined;
-    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
+    return undefined;
+  }
+
+  #sweep(): void {
+    const items = this.#items;
+    while (this.#head < items.length && items[this.#head] === undefined) {
+      this.#head++;
+    }
+    if (items.length - this.#head > 2 * this.#length + 1024) {
+      this.#items = items.filter(job => job !== undefined);
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > items.length) {
+      this.#items = items.slice(this.#head);
       this.#head = 0;
     }
-    return job;
   }
 }
 
@@ -130,11 +188,26 @@ const NOT_SUSPECT: SliceClassification = Object.freeze({
  * a FIFO queue for normal work, and a small capped lane for suspect slices
  * (those whose last runs were slow transport failures).
  *
+ * A slice that is not suspect is never deferred or shrunk and never waits on
+ * the lane. It waits its turn for a slot, and one rule orders the turns: an
+ * endpoint that
+ * already holds `endpointShare` slots takes another only while as many stay
+ * free for other endpoints (the queue passes over its runs meanwhile). That
+ * bounds what a host nobody knows to be down yet can pin before its first
+ * failures come back.
+ *
+ * A slice is suspect on its own runs, or through its endpoint: K slow
+ * transport failures in a row on the endpoint, whichever of its slices they
+ * came from. A suspect endpoint runs single-flight across its slices.
+ *
  * Suspect work never queues: it starts at once on a free slot or is
  * deferred, so healthy work never waits behind it, and of the slots at most
- * `laneCapacity` ever hold suspect runs. A deferred run records nothing and
- * holds nothing. Everything here is pod-local bookkeeping: losing it on a
- * restart only means slices prove themselves suspect again.
+ * `laneCapacity` ever hold suspect runs. Admission is decided again when a
+ * queued run reaches a slot: a run queued before its slice or endpoint turned
+ * suspect is then deferred (or moved to the lane), instead of pinning a slot
+ * for the full timeout on what is by then known. A deferred run records
+ * nothing and holds nothing. Everything here is pod-local bookkeeping: losing
+ * it on a restart only means slices prove themselves suspect again.
  *
  * Call {@link Bulkhead.forget} when a slice is cancelled, or its history
  * stays.
@@ -150,6 +223,7 @@ export class Bulkhead {
   readonly #queueWait: ReturnType<AdmissionMetricsRecorder['histogram']>;
 
   readonly #slices = new Map<string, SliceEntry>();
+  readonly #endpoints = new Map<string, EndpointEntry>();
   readonly #queue = new JobQueue();
   #running = 0;
   readonly #runningByLane: Record<Lane, number> = { normal: 0, suspect: 0 };
@@ -200,58 +274,35 @@ export class Bulkhead {
     }
 
     const entry = this.#entry(request.sliceId);
-    const classification = this.#classify(entry);
-    const suspectTimeout = classification.suspect
-      ? adaptiveTimeout(
-          {
-            configuredTimeoutMs: request.timeoutMs,
-            baselineMs: classification.baselineMs,
-            shrunkRunsInARow: classification.shrunkRunsInARow,
-          },
-          this.#options,
-        )
-      : undefined;
-
-    const decision = admit({
-      sliceSuspect: classification.suspect,
-      inFlight: entry.inFlight,
-      laneInUse: this.#runningByLane.suspect,
-      laneCapacity: this.#options.laneCapacity,
-      slotAvailable:
-        this.#running < this.#options.concurrency && this.#queue.length === 0,
-      fullTimeoutMs: request.timeoutMs,
-      suspectTimeoutMs: suspectTimeout?.timeoutMs ?? request.timeoutMs,
+    const endpoint = this.#bindEndpoint(entry, request.endpointKey);
+    const decision = this.#decide(request, entry, endpoint, {
+      countedInFlight: false,
     });
-
     if (!decision.admit) {
-      this.#deferrals[decision.reason]++;
-      this.#deferredCounter.add(1, { reason: decision.reason });
+      this.#countDeferral(decision.reason);
       return Promise.resolve({ deferred: decision.reason });
     }
 
     entry.inFlight++;
+    if (endpoint) {
+      endpoint.inFlight++;
+    }
     return new Promise<BulkheadResult>((resolve, reject) => {
-      const job: Job = {
-        request,
-        entry,
-        lane: decision.lane,
-        timeoutMs: decision.timeoutMs,
-        fullTimeout: decision.timeoutMs >= request.timeoutMs,
-        work,
-        resolve,
-        reject,
-      };
-      if (this.#running < this.#options.concurrency && !this.#queue.length) {
-        this.#start(job);
+      const job: Job = { request, entry, endpoint, work, resolve, reject };
+      if (decision.lane === 'suspect' || this.#mayTakeSlot(job)) {
+        this.#start(job, decision);
       } else {
-        // Only normal work gets here: admit() deferred suspect work
-        // that would have had to wait.
+        // Only normal work waits: admit() deferred suspect work that would
+        // have had to.
         this.#queue.push(job);
       }
     });
   }
 
-  /** How the bulkhead reads a slice now (for diagnostics and the harness). */
+  /**
+   * How the bulkhead reads a slice's own runs now (for diagnostics and the
+   * harness); its endpoint is read by {@link Bulkhead.endpointClassification}.
+   */
   classification(sliceId: string): SliceClassification {
     const entry = this.#slices.get(sliceId);
     return entry
@@ -259,10 +310,19 @@ export class Bulkhead {
       : classifySlice(EMPTY_SLICE_HISTORY, this.#options);
   }
 
+  /** How the bulkhead reads an endpoint now, across its slices. */
+  endpointClassification(endpointKey: string): EndpointClassification {
+    return classifyEndpoint(
+      this.#endpoints.get(endpointKey)?.history ?? EMPTY_ENDPOINT_HISTORY,
+      this.#options,
+    );
+  }
+
   /**
    * Replaces a slice's history with runs read from durable records, newest
    * first, so that after a restart a slice known to be down does not have
-   * to pin K slots for its full timeout again to be recognised.
+   * to pin K slots for its full timeout again to be recognised. Endpoints
+   * are not primed: they learn again from the first K slow failures.
    */
   prime(sliceId: string, runsNewestFirst: readonly RecordedRun[]): void {
     const entry = this.#entry(sliceId);
@@ -293,17 +353,71 @@ export class Bulkhead {
       completions: { ...this.#completions },
       deferrals: { ...this.#deferrals },
       slotTimeMs: { ...this.#slotTimeMs },
+      trackedSlices: this.#slices.size,
+      trackedEndpoints: this.#endpoints.size,
     };
   }
 
   #entry(sliceId: string): SliceEntry {
     let entry = this.#slices.get(sliceId);
     if (!entry) {
-      entry = { history: EMPTY_SLICE_HISTORY, inFlight: 0, forgotten: false };
+      entry = {
+        history: EMPTY_SLICE_HISTORY,
+        inFlight: 0,
+        forgotten: false,
+        endpointKey: undefined,
+      };
       this.#slices.set(sliceId, entry);
     }
     entry.forgotten = false;
     return entry;
+  }
+
+  /** Points the slice at the endpoint its request names (targets change). */
+  #bindEndpoint(
+    entry: SliceEntry,
+    endpointKey: string | undefined,
+  ): EndpointEntry | undefined {
+    if (entry.endpointKey !== endpointKey) {
+      this.#unbindEndpoint(entry);
+      entry.endpointKey = endpointKey;
+      if (endpointKey !== undefined) {
+        let endpoint = this.#endpoints.get(endpointKey);
+        if (!endpoint) {
+          endpoint = {
+            history: EMPTY_ENDPOINT_HISTORY,
+            inFlight: 0,
+            running: 0,
+            slices: 0,
+          };
+          this.#endpoints.set(endpointKey, endpoint);
+        }
+        endpoint.slices++;
+      }
+    }
+    return endpointKey === undefined
+      ? undefined
+      : this.#endpoints.get(endpointKey);
+  }
+
+  #unbindEndpoint(entry: SliceEntry): void {
+    const key = entry.endpointKey;
+    const endpoint = key === undefined ? undefined : this.#endpoints.get(key);
+    entry.endpointKey = undefined;
+    if (endpoint) {
+      endpoint.slices--;
+      this.#dropEndpointIfUnused(key!, endpoint);
+    }
+  }
+
+  #dropEndpointIfUnused(endpointKey: string, endpoint: EndpointEntry): void {
+    if (
+      endpoint.slices === 0 &&
+      endpoint.inFlight === 0 &&
+      this.#endpoints.get(endpointKey) === endpoint
+    ) {
+      this.#endpoints.delete(endpointKey);
+    }
   }
 
   #record(history: SliceHistory, run: RecordedRun): SliceHistory {
@@ -320,6 +434,74 @@ export class Bulkhead {
     return classifySlice(entry.history, this.#options);
   }
 
+  #endpointSuspect(endpoint: EndpointEntry | undefined): boolean {
+    return (
+      this.#options.gateSuspectSlices &&
+      endpoint !== undefined &&
+      classifyEndpoint(endpoint.history, this.#options).suspect
+    );
+  }
+
+  #mayTakeSlot(job: Job): boolean {
+    return mayTakeSlot({
+      running: this.#running,
+      concurrency: this.#options.concurrency,
+      endpointRunning: this.#options.gateSuspectSlices
+        ? job.endpoint?.running
+        : undefined,
+      endpointShare: this.#options.endpointShare,
+    });
+  }
+
+  /**
+   * Admission for one run, on arrival or again when it leaves the queue (then
+   * it is itself among the runs in flight, and a slot is free).
+   *
+   * A slot is available to suspect work when one is free and no normal work
+   * that may take it waits. On arrival, every waiter is then held back by its
+   * endpoint's share (the queue hands out free slots as soon as a waiter may
+   * take one); on leaving the queue, the waiters behind come first.
+   */
+  #decide(
+    request: BulkheadRequest,
+    entry: SliceEntry,
+    endpoint: EndpointEntry | undefined,
+    { countedInFlight }: { countedInFlight: boolean },
+  ): AdmissionDecision {
+    const self = countedInFlight ? 1 : 0;
+    const slice = this.#classify(entry);
+    const endpointSuspect = this.#endpointSuspect(endpoint);
+    const suspectTimeout =
+      slice.suspect || endpointSuspect
+        ? adaptiveTimeout(
+            {
+              configuredTimeoutMs: request.timeoutMs,
+              baselineMs: slice.baselineMs,
+              shrunkRunsInARow: slice.shrunkRunsInARow,
+            },
+            this.#options,
+          )
+        : undefined;
+    return admit({
+      sliceSuspect: slice.suspect,
+      endpointSuspect,
+      inFlight: entry.inFlight - self,
+      endpointInFlight: (endpoint?.inFlight ?? 0) - self,
+      laneInUse: this.#runningByLane.suspect,
+      laneCapacity: this.#options.laneCapacity,
+      slotAvailable:
+        this.#running < this.#options.concurrency &&
+        (!countedInFlight || this.#queue.length === 0),
+      fullTimeoutMs: request.timeoutMs,
+      suspectTimeoutMs: suspectTimeout?.timeoutMs ?? request.timeoutMs,
+    });
+  }
+
+  #countDeferral(reason: DeferReason): void {
+    this.#deferrals[reason]++;
+    this.#deferredCounter.add(1, { reason });
+  }
+
   #dropIfForgotten(sliceId: string, entry: SliceEntry): void {
     if (
       entry.forgotten &&
@@ -327,20 +509,26 @@ export class Bulkhead {
       this.#slices.get(sliceId) === entry
     ) {
       this.#slices.delete(sliceId);
+      this.#unbindEndpoint(entry);
     }
   }
 
-  #start(job: Job): void {
+  #start(job: Job, decision: Admitted): void {
+    const { lane, timeoutMs } = decision;
+    const fullTimeout = timeoutMs >= job.request.timeoutMs;
     this.#running++;
-    this.#runningByLane[job.lane]++;
+    this.#runningByLane[lane]++;
+    if (job.endpoint) {
+      job.endpoint.running++;
+    }
     const startedAt = this.#now();
     const queueWaitMs = Math.max(0, startedAt - job.request.dueAt);
-    this.#startedCounter.add(1, { lane: job.lane });
-    this.#queueWait.record(queueWaitMs / 1000, { lane: job.lane });
+    this.#startedCounter.add(1, { lane });
+    this.#queueWait.record(queueWaitMs / 1000, { lane });
 
     let pending: Promise<RunSummary>;
     try {
-      pending = job.work(job.timeoutMs);
+      pending = job.work(timeoutMs);
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -353,43 +541,90 @@ export class Bulkhead {
           ...(summary.errorKind !== undefined && {
             errorKind: summary.errorKind,
           }),
-          timeoutMsUsed: job.timeoutMs,
-          fullTimeoutProbe: job.fullTimeout,
+          timeoutMsUsed: timeoutMs,
+          fullTimeoutProbe: fullTimeout,
         };
-        this.#slotTimeMs[job.lane] += heldMs;
-        this.#completions[job.lane]++;
-        if (!job.entry.forgotten) {
-          job.entry.history = this.#record(job.entry.history, run);
-        }
-        this.#release(job);
-        job.resolve({
-          lane: job.lane,
-          timeoutMs: job.timeoutMs,
-          queueWaitMs,
-          run,
-        });
+        this.#slotTimeMs[lane] += heldMs;
+        this.#completions[lane]++;
+        this.#learn(job, run);
+        this.#release(job, lane);
+        job.resolve({ lane, timeoutMs, queueWaitMs, run });
       },
       error => {
-        this.#slotTimeMs[job.lane] += Math.max(0, this.#now() - startedAt);
-        this.#release(job);
+        this.#slotTimeMs[lane] += Math.max(0, this.#now() - startedAt);
+        this.#release(job, lane);
         job.reject(error);
       },
     );
   }
 
-  #release(job: Job): void {
-    this.#running--;
-    this.#runningByLane[job.lane]--;
+  /** Records a finished run in its slice's and its endpoint's history. */
+  #learn(job: Job, run: RecordedRun): void {
+    const sliceAlreadySuspect = classifySlice(
+      job.entry.history,
+      this.#options,
+    ).suspect;
+    if (!job.entry.forgotten) {
+      job.entry.history = this.#record(job.entry.history, run);
+    }
+    if (job.endpoint) {
+      // Evidence about the endpoint even if the slice was forgotten.
+      job.endpoint.history = recordEndpointRun(job.endpoint.history, run, {
+        sliceAlreadySuspect,
+        slowFraction: this.#options.slowFraction,
+      });
+    }
+  }
+
+  /** Undoes the bookkeeping of an admitted run that has ended or left. */
+  #finish(job: Job): void {
     job.entry.inFlight--;
     this.#dropIfForgotten(job.request.sliceId, job.entry);
-    // Hand the slot straight to the next waiter, so no suspect run can take
-    // it in between: the queue is only ever non-empty while every slot is
-    // taken.
+    if (job.endpoint) {
+      job.endpoint.inFlight--;
+      this.#dropEndpointIfUnused(job.request.endpointKey!, job.endpoint);
+    }
+  }
+
+  #release(job: Job, lane: Lane): void {
+    this.#running--;
+    this.#runningByLane[lane]--;
+    if (job.endpoint) {
+      job.endpoint.running--;
+    }
+    this.#finish(job);
+    this.#dispatch();
+  }
+
+  /**
+   * Hands free slots straight to waiters, so no suspect run can take one in
+   * between: a slot stays free only while every waiter is held back by its
+   * endpoint's share. Each waiter is admitted again on what is known now, and
+   * one whose endpoint turned suspect while it waited leaves at once, held
+   * back or not, instead of pinning a slot for the full timeout.
+   */
+  #dispatch(): void {
     while (
       this.#running < this.#options.concurrency &&
       this.#queue.length > 0
     ) {
-      this.#start(this.#queue.shift()!);
+      const next = this.#queue.takeFirst(
+        waiting =>
+          this.#mayTakeSlot(waiting) || this.#endpointSuspect(waiting.endpoint),
+      );
+      if (!next) {
+        return;
+      }
+      const decision = this.#decide(next.request, next.entry, next.endpoint, {
+        countedInFlight: true,
+      });
+      if (decision.admit) {
+        this.#start(next, decision);
+      } else {
+        this.#finish(next);
+        this.#countDeferral(decision.reason);
+        next.resolve({ deferred: decision.reason });
+      }
     }
   }
 }

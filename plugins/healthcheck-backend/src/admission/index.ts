@@ -6,12 +6,13 @@ export type {
   BulkheadStats,
   BulkheadWork,
 } from './Bulkhead';
-export { admit } from './admit';
+export { admit, mayTakeSlot } from './admit';
 export type {
   AdmissionDecision,
   AdmissionInput,
   DeferReason,
   Lane,
+  SlotShareInput,
 } from './admit';
 export { adaptiveTimeout } from './adaptiveTimeout';
 export type {
@@ -19,6 +20,16 @@ export type {
   AdaptiveTimeoutInput,
   TimeoutReason,
 } from './adaptiveTimeout';
+export {
+  EMPTY_ENDPOINT_HISTORY,
+  classifyEndpoint,
+  endpointKeyOf,
+  recordEndpointRun,
+} from './classifyEndpoint';
+export type {
+  EndpointClassification,
+  EndpointHistory,
+} from './classifyEndpoint';
 export {
   EMPTY_SLICE_HISTORY,
   classifySlice,

@@ -11,6 +11,7 @@ describe('resolveAdmissionOptions', () => {
     expect(resolveAdmissionOptions()).toEqual({
       concurrency: 20,
       laneCapacity: 3,
+      endpointShare: 3,
       suspectAfterRuns: 3,
       slowFraction: 0.9,
       recoveryProbeEvery: 5,
@@ -40,6 +41,10 @@ describe('resolveAdmissionOptions', () => {
     [
       { concurrency: 3, laneCapacity: 3 },
       'laneCapacity (3) must be below concurrency (3)',
+    ],
+    [
+      { endpointShare: 0 },
+      'endpointShare must be a whole number of at least 1, got 0',
     ],
     [
       { suspectAfterRuns: 0 },

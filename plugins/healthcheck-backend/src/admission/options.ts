@@ -11,7 +11,17 @@ export interface AdmissionOptions {
   readonly concurrency: number;
   /** Suspect probes this instance runs at once (below `concurrency`). */
   readonly laneCapacity: number;
-  /** K: slow transport failures in a row that make a slice suspect. */
+  /**
+   * Slots one endpoint may always hold. Beyond them it takes a slot only if
+   * as many stay free for other endpoints, so a host nobody knows to be down
+   * yet (a cold start, a fresh outage) cannot pin every slot for the full
+   * timeout before its first K failures come back. Work-conserving otherwise.
+   */
+  readonly endpointShare: number;
+  /**
+   * K: slow transport failures in a row that make a slice suspect, on its
+   * own runs or on its endpoint's.
+   */
   readonly suspectAfterRuns: number;
   /**
    * A failed run is slow when it lasted at least this share of the timeout
@@ -29,8 +39,9 @@ export interface AdmissionOptions {
   /** Healthy durations kept per slice for the baseline. */
   readonly baselineSamples: number;
   /**
-   * Whether suspect slices are gated at all. Off, every run goes through the
-   * normal lane at its full timeout: the behaviour without a bulkhead, kept
+   * Whether the bulkhead gates at all (suspect slices and endpoints, and the
+   * endpoint share). Off, every run goes through the normal lane at its full
+   * timeout, first come first served: the behaviour without a bulkhead, kept
    * for comparison in the scale harness.
    */
   readonly gateSuspectSlices: boolean;
@@ -40,6 +51,7 @@ export interface AdmissionOptions {
 export const DEFAULT_ADMISSION_OPTIONS: AdmissionOptions = Object.freeze({
   concurrency: 20,
   laneCapacity: 3,
+  endpointShare: 3,
   suspectAfterRuns: 3,
   slowFraction: 0.9,
   recoveryProbeEvery: 5,
@@ -112,6 +124,7 @@ export function resolveAdmissionOptions(
       `laneCapacity (${resolved.laneCapacity}) must be below concurrency (${resolved.concurrency})`,
     );
   }
+  requireWhole('endpointShare', resolved.endpointShare, 1);
   requireWhole('suspectAfterRuns', resolved.suspectAfterRuns, 1);
   requireRange('slowFraction', resolved.slowFraction, [0, 1], {
     minExclusive: true,

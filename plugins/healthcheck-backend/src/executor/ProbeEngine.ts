@@ -134,6 +134,7 @@ export function readAdmissionOptions(
     'suspectAfterRuns',
     'recoveryProbeEvery',
     'timeoutFloorMs',
+    'endpointShare',
   ] as const) {
     const value = section.getOptionalNumber(key);
     if (value !== undefined) {

@@ -237,4 +237,19 @@ describe('SliceRunner', () => {
     await first;
     expect(records.map(r => r.sliceId)).toEqual([slice.id]);
   });
+
+  it('tells the bulkhead which endpoint a slice probes, so a dead host is judged once', async () => {
+    const bulkhead = new Bulkhead({ concurrency: 4, laneCapacity: 1 });
+    const run = jest.spyOn(bulkhead, 'run');
+    const { runner } = runnerWith([scriptedProbe([{ status: 200 }])], {
+      bulkhead,
+    });
+
+    await runner.runTick(tick(10_000));
+
+    expect(run.mock.calls[0][0]).toMatchObject({
+      sliceId: slice.id,
+      endpointKey: 'http://127.0.0.1:7010',
+    });
+  });
 });

@@ -9,7 +9,7 @@ import {
   ProbeResult,
   ProbeType,
 } from '@vigil/plugin-healthcheck-node';
-import { Bulkhead, DeferReason, Lane } from '../admission';
+import { Bulkhead, DeferReason, endpointKeyOf, Lane } from '../admission';
 import {
   applyRunOutcome,
   initialSliceStatusState,
@@ -156,6 +156,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     const admitted = await this.#bulkhead.run(
       {
         sliceId: slice.id,
+        endpointKey: endpointKeyOf(slice.target),
         dueAt: tick.scheduledAt,
         timeoutMs: slice.timeoutMs,
       },

@@ -1,5 +1,11 @@
 import { Bulkhead, type BulkheadResult } from '../Bulkhead';
 import type { RunSummary } from '../classifySlice';
+import {
+  firstDueAt,
+  hashSliceId,
+  nextTick,
+  staggerOffsetMs,
+} from '../../scheduler/stagger';
 
 /** One load pattern, after the seed's scale harness. */
 interface Scenario {
@@ -110,6 +116,10 @@ interface Mode {
    * failing from the start have timed out three times, after one 4 ms pass.
    */
   readonly primed?: boolean;
+  /** Pass each check's endpoint: the failing ones share one dead host. */
+  readonly endpoints?: boolean;
+  /** Slots one endpoint may always hold (see `AdmissionOptions`). */
+  readonly endpointShare?: number;
 }
 
 async function simulate(scenario: Scenario, mode: Mode): Promise<ModeResult> {
@@ -118,6 +128,7 @@ async function simulate(scenario: Scenario, mode: Mode): Promise<ModeResult> {
     {
       concurrency: scenario.concurrency,
       laneCapacity: mode.laneCapacity ?? scenario.laneCapacity,
+      endpointShare: mode.endpointShare,
       gateSuspectSlices: mode.gate,
     },
     { clock },
@@ -181,10 +192,14 @@ async function simulate(scenario: Scenario, mode: Mode): Promise<ModeResult> {
       });
     });
 
+  // On the slice scheduler's grid: a first probe inside min(5 s, I / 2),
+  // then a hashed offset in the interval.
+  const offsets = Array.from({ length: scenario.checks }, (_, index) =>
+    staggerOffsetMs(`check-${index}`, scenario.intervalMs),
+  );
   const tick = (index: number, dueAt: number) => {
-    events.push(dueAt + scenario.intervalMs, () =>
-      tick(index, dueAt + scenario.intervalMs),
-    );
+    const next = nextTick(dueAt, scenario.intervalMs, offsets[index], dueAt);
+    events.push(next, () => tick(index, next));
     const healthy = dueAt < scenario.failingFrom(index);
     if (healthy) result.healthyDue++;
     if (busy.has(index)) {
@@ -194,7 +209,17 @@ async function simulate(scenario: Scenario, mode: Mode): Promise<ModeResult> {
     busy.add(index);
     bulkhead
       .run(
-        { sliceId: `check-${index}`, dueAt, timeoutMs: scenario.timeoutMs },
+        {
+          sliceId: `check-${index}`,
+          dueAt,
+          timeoutMs: scenario.timeoutMs,
+          ...(mode.endpoints && {
+            endpointKey:
+              scenario.failingFrom(index) < Infinity
+                ? 'http://127.0.0.1:9001'
+                : 'http://127.0.0.1:9000',
+          }),
+        },
         probe(index),
       )
       .then((outcome: BulkheadResult) => {
@@ -212,8 +237,16 @@ async function simulate(scenario: Scenario, mode: Mode): Promise<ModeResult> {
   };
 
   for (let index = 0; index < scenario.checks; index++) {
-    const offset = Math.floor((index * scenario.intervalMs) / scenario.checks);
-    events.push(offset, () => tick(index, offset));
+    const id = `check-${index}`;
+    const first = firstDueAt(
+      id,
+      scenario.intervalMs,
+      offsets[index],
+      0,
+      undefined,
+      hashSliceId(id),
+    );
+    events.push(first, () => tick(index, first));
   }
 
   while (events.peekTime() < scenario.durationMs) {
@@ -285,8 +318,13 @@ const OUTAGE: Scenario = {
 export async function main(): Promise<void> {
   const seedModes: Array<[string, Mode]> = [
     ['bulkhead off', { gate: false }],
-    ['on, cold start', { gate: true }],
-    ['on, primed (as the seed)', { gate: true, primed: true }],
+    ['on, per slice', { gate: true }],
+    [
+      'on, + endpoint',
+      { gate: true, endpoints: true, endpointShare: SEED_LOAD.concurrency },
+    ],
+    ['on, + endpoint share', { gate: true, endpoints: true }],
+    ['on, per slice, primed', { gate: true, primed: true }],
   ];
   const seed: ModeResult[] = [];
   for (const [, mode] of seedModes) {
@@ -298,7 +336,13 @@ export async function main(): Promise<void> {
   ];
   const p50p99 = (values: readonly number[]) =>
     `${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
-  process.stdout.write(`${SEED_LOAD.name}, lane 3\n\n`);
+  process.stdout.write(
+    `${SEED_LOAD.name}, lane 3, cold start unless primed\n` +
+      'per slice: suspicion from the slice own runs only (endpointKey not passed)\n' +
+      '+ endpoint: and from its endpoint, single-flight per suspect endpoint\n' +
+      '+ endpoint share: and no endpoint takes the last 3 slots beyond its first 3\n' +
+      'primed: per slice, each slice starting with its stored runs (the seed table)\n\n',
+  );
   process.stdout.write(
     `${table([
       ['', ...seedModes.map(([name]) => name)],
@@ -339,11 +383,19 @@ export async function main(): Promise<void> {
     };
     const capacityMs = scenario.concurrency * 60_000;
     const off = await simulate(scenario, { gate: false });
-    for (const laneCapacity of [3, 2, 1]) {
-      const on = await simulate(scenario, { gate: true, laneCapacity });
+    for (const [laneCapacity, endpoints] of [
+      [3, false],
+      [1, false],
+      [3, true],
+    ] as const) {
+      const on = await simulate(scenario, {
+        gate: true,
+        laneCapacity,
+        endpoints,
+      });
       outageRows.push([
         `${endMs / 1000} s`,
-        String(laneCapacity),
+        `${laneCapacity}${endpoints ? ', endpoints' : ''}`,
         pct(off.failingSlotMsInWindow / capacityMs),
         pct(on.failingSlotMsInWindow / capacityMs),
         pct(on.failingSlotMsInWindow / off.failingSlotMsInWindow),
