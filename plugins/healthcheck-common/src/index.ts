@@ -9,3 +9,4 @@ export * from './status';
 export * from './conditions';
 export * from './model';
 export * from './permissions';
+export * from './api';

@@ -4,50 +4,12 @@ import {
   stringifyEntityRef,
 } from '@backstage/catalog-model';
 import {
+  CheckDetails,
+  GitOpsCheckSource,
   HealthCheckEntityV1alpha1,
   HealthCheckSpec,
 } from '@vigil/plugin-healthcheck-common';
 import { StoredCheck } from '../database/HealthcheckStore';
-
-/**
- * Where a GitOps check is declared: its entity and the file it came from.
- * @internal
- */
-export interface GitOpsCheckSource {
-  kind: 'gitops';
-  entityRef: string;
-  /** The entity's source location (`url:https://...`), when the catalog knows it. */
-  location?: string;
-}
-
-/**
- * Who made an API-managed check and who changed it last.
- * @internal
- */
-export interface ApiCheckSource {
-  kind: 'api';
-  createdBy: string;
-  /** ISO 8601. */
-  createdAt: string;
-  updatedBy: string;
-  /** ISO 8601. */
-  updatedAt: string;
-}
-
-/**
- * One check as `GET /v1/checks/:id` returns it, and as POST and PUT return
- * the stored result.
- * @internal
- */
-export interface CheckDetails {
-  /** The API id (`payments-http`) or the entity ref (`healthcheck:default/x`). */
-  id: string;
-  title?: string;
-  spec: HealthCheckSpec;
-  /** API checks only: send it back with an update to refuse a stale write. */
-  revision?: number;
-  source: ApiCheckSource | GitOpsCheckSource;
-}
 
 /** @internal */
 export function apiCheckDetails(check: StoredCheck): CheckDetails {

@@ -2,23 +2,12 @@ import { stringifyEntityRef } from '@backstage/catalog-model';
 import { BackstageCredentials } from '@backstage/backend-plugin-api';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
+  CheckSummary,
   HEALTHCHECK_KIND,
   isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
 import { HealthcheckStore } from '../database/HealthcheckStore';
-import { GitOpsCheckSource, gitOpsCheckSource } from './checkDetails';
-
-/** A check as the API lists it, from either source. */
-export interface CheckSummary {
-  id: string;
-  title?: string;
-  type: string;
-  target: string;
-  interval?: string;
-  systems: string[];
-  paused: boolean;
-  source: { kind: 'api'; createdBy: string } | GitOpsCheckSource;
-}
+import { gitOpsCheckSource } from './checkDetails';
 
 /**
  * Every check the plugin knows: those created through the API and those

@@ -19,6 +19,7 @@ import {
 } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
+  CheckDetails,
   healthcheckCheckCreatePermission,
   healthcheckCheckDeletePermission,
   healthcheckCheckUpdatePermission,
@@ -30,7 +31,6 @@ import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import {
   apiCheckDetails,
-  CheckDetails,
   gitOpsCheckDetails,
   gitOpsCheckSource,
 } from './checkDetails';

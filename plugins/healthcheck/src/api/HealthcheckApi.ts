@@ -1,21 +1,7 @@
 import { createApiRef } from '@backstage/core-plugin-api';
+import { CheckSummary } from '@vigil/plugin-healthcheck-common';
 
-/**
- * A health check as the backend lists it.
- * @public
- */
-export interface CheckSummary {
-  id: string;
-  title?: string;
-  type: string;
-  target: string;
-  interval?: string;
-  systems: string[];
-  paused: boolean;
-  source:
-    | { kind: 'api'; createdBy: string }
-    | { kind: 'gitops'; entityRef: string; location?: string };
-}
+export type { CheckSummary };
 
 /**
  * The health-check backend, as the frontend sees it.
