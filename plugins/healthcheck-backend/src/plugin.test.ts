@@ -6,6 +6,8 @@ import {
 } from '@backstage/backend-test-utils';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { healthcheckPlugin } from './plugin';
 
@@ -101,5 +103,74 @@ describe('healthcheck backend plugin', () => {
       .set('Authorization', mockCredentials.user.header());
     expect(res.status).toBe(200);
     expect(res.body.items).toContain('smtp');
+  });
+
+  it('probes a check created through the API, in every environment of its system, without waiting for a refresh', async () => {
+    const hits: string[] = [];
+    const target = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('UP');
+    });
+    await new Promise<void>(resolve => target.listen(0, '127.0.0.1', resolve));
+    const port = (target.address() as AddressInfo).port;
+    try {
+      const { server } = await startTestBackend({
+        features: [
+          healthcheckPlugin,
+          catalogServiceMock.factory({
+            entities: [
+              {
+                apiVersion: 'backstage.io/v1alpha1',
+                kind: 'System',
+                metadata: {
+                  name: 'payments',
+                  namespace: 'default',
+                  annotations: {
+                    'vigil.dev/environments': 'production,staging',
+                  },
+                },
+                spec: { owner: 'group:default/payments-team' },
+              },
+            ],
+          }),
+          mockServices.database.factory(),
+          mockServices.rootConfig.factory({
+            data: {
+              healthcheck: {
+                network: { allowLoopback: true },
+                // Far longer than the test: only the API edit can load it.
+                reconcile: { interval: '1h' },
+              },
+            },
+          }),
+        ],
+      });
+
+      const created = await request(server)
+        .post('/api/healthcheck/v1/checks')
+        .set('Authorization', mockCredentials.user.header())
+        .send({
+          id: 'payments-http',
+          spec: {
+            type: 'http',
+            target: `http://127.0.0.1:${port}/{{ environment.name }}/health`,
+            interval: '10s',
+            systems: ['system:default/payments'],
+          },
+        });
+      expect(created.status).toBe(201);
+
+      // The first probe of a new slice comes within min(5 s, interval / 2).
+      const deadline = Date.now() + 8000;
+      while (hits.length < 2 && Date.now() < deadline) {
+        await new Promise(resolve => setTimeout(resolve, 100));
+      }
+      expect([...new Set(hits)].sort()).toEqual([
+        '/production/health',
+        '/staging/health',
+      ]);
+    } finally {
+      await new Promise(resolve => target.close(resolve));
+    }
   });
 });

@@ -89,6 +89,8 @@ export const healthcheckPlugin = createBackendPlugin({
             store,
             catalog,
             probeTypes,
+            // An edit through the API shows up in the slices at once.
+            onChecksChanged: () => engine.scheduler.refreshDesired(),
           }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

@@ -64,4 +64,42 @@ describe('DesiredSliceLoader', () => {
     expect(submitted).toHaveLength(0);
     expect(clock.pendingTimers).toBe(0);
   });
+
+  it('loads again at once when asked, instead of at the next refresh', async () => {
+    const { clock, loader, submitted } = setup(async () => FLEET);
+    loader.start();
+    await clock.advance(1_000);
+    expect(submitted).toHaveLength(1);
+
+    loader.refreshNow();
+    await clock.advance(0);
+
+    expect(submitted).toHaveLength(2);
+    await clock.advance(59_999);
+    expect(submitted).toHaveLength(2);
+    await clock.advance(1);
+    expect(submitted).toHaveLength(3);
+  });
+
+  it('follows a load in progress with one more when asked meanwhile, however often', async () => {
+    const finishers: Array<() => void> = [];
+    const { clock, loader, submitted } = setup(
+      () =>
+        new Promise(resolve => {
+          finishers.push(() => resolve(FLEET));
+        }),
+    );
+    loader.start();
+    loader.refreshNow();
+    loader.refreshNow();
+    finishers.shift()!();
+    await clock.advance(0);
+    expect(submitted).toHaveLength(1);
+    expect(finishers).toHaveLength(1);
+
+    finishers.shift()!();
+    await clock.advance(0);
+    expect(submitted).toHaveLength(2);
+    expect(finishers).toHaveLength(0);
+  });
 });

@@ -44,6 +44,8 @@ export class DesiredSliceLoader<TSlice extends ScheduledSlice> {
   #timer: TimerHandle | undefined;
   #consecutiveFailures = 0;
   #stopped = false;
+  #loading = false;
+  #loadAgain = false;
 
   constructor(options: DesiredSliceLoaderOptions<TSlice>) {
     this.#options = options;
@@ -59,6 +61,26 @@ export class DesiredSliceLoader<TSlice extends ScheduledSlice> {
     void this.#loadThenWait();
   }
 
+  /**
+   * Loads again as soon as possible, for a change that should not wait for
+   * the next refresh (an edit through the API). A load in progress is
+   * followed by another; many requests meanwhile make one.
+   */
+  refreshNow(): void {
+    if (this.#stopped) {
+      return;
+    }
+    if (this.#loading) {
+      this.#loadAgain = true;
+      return;
+    }
+    if (this.#timer !== undefined) {
+      this.#options.clock.clearTimer(this.#timer);
+      this.#timer = undefined;
+    }
+    void this.#loadThenWait();
+  }
+
   /** Stops the loop; a load in progress finishes but submits nothing. */
   stop(): void {
     this.#stopped = true;
@@ -71,6 +93,8 @@ export class DesiredSliceLoader<TSlice extends ScheduledSlice> {
   async #loadThenWait(): Promise<void> {
     const { load, submit, clock, logger } = this.#options;
     let delayMs: number;
+    this.#loading = true;
+    this.#loadAgain = false;
     try {
       const slices = await load();
       if (this.#stopped) {
@@ -97,6 +121,10 @@ export class DesiredSliceLoader<TSlice extends ScheduledSlice> {
         )} s`,
         error instanceof Error ? error : { error: String(error) },
       );
+    }
+    this.#loading = false;
+    if (this.#loadAgain && this.#consecutiveFailures === 0) {
+      delayMs = 0;
     }
     if (!this.#stopped) {
       this.#timer = clock.setTimer(() => {

@@ -242,6 +242,11 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
     return this.#live.get(sliceId)?.generation === generation;
   }
 
+  /** Asks the loader for the desired slices now, not at its next refresh. */
+  refreshDesired(): void {
+    this.#loader?.refreshNow();
+  }
+
   stats(): SchedulerStats {
     return {
       liveSlices: this.#live.size,
