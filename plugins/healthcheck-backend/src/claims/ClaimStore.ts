@@ -1,0 +1,94 @@
+import type { RunRecord } from '../executor/SliceRunner';
+
+/**
+ * One tick to claim: a slice at one grid time.
+ *
+ * @internal
+ */
+export interface TickKey {
+  readonly sliceId: string;
+  /** The grid time of the tick (epoch ms). */
+  readonly scheduledAt: number;
+}
+
+/**
+ * What is written into a claimed run once its probe has finished. A
+ * `RunRecord` from the slice runner fits as it is.
+ *
+ * @internal
+ */
+export type CompletedRun = Pick<
+  RunRecord,
+  | 'sliceId'
+  | 'scheduledAt'
+  | 'startedAt'
+  | 'durationMs'
+  | 'outcome'
+  | 'status'
+  | 'conditions'
+  | 'error'
+  | 'lane'
+  | 'timeoutMs'
+>;
+
+/**
+ * The run rows that serve as claims, and the instances that share the
+ * database.
+ *
+ * @internal
+ */
+export interface ClaimStore {
+  /**
+   * Whether several backend instances may share this database (PostgreSQL).
+   * On SQLite one instance runs every slice.
+   */
+  readonly isShared: boolean;
+
+  /**
+   * Claims the ticks for one instance by inserting their run rows, one
+   * statement per batch. Returns those of the given ticks (the same objects)
+   * whose rows this call inserted; a tick whose row already exists was
+   * claimed before, by another instance or an earlier life of this one, and
+   * is left out.
+   */
+  claimTicks<TTick extends TickKey>(
+    instanceId: string,
+    ticks: ReadonlyArray<TTick>,
+    claimedAt: number,
+  ): Promise<TTick[]>;
+
+  /**
+   * Gives back ticks this instance claimed but did not probe (the bulkhead
+   * deferred them), so they leave no run behind. Completed runs stay.
+   *
+   * @returns how many claims were given back
+   */
+  releaseClaims(
+    instanceId: string,
+    ticks: ReadonlyArray<TickKey>,
+  ): Promise<number>;
+
+  /**
+   * Writes the results into the claimed runs, in one round trip.
+   *
+   * @returns how many runs were found and updated
+   */
+  completeRuns(runs: ReadonlyArray<CompletedRun>): Promise<number>;
+
+  /** Records that the instance is alive at `now`, creating its row if need be. */
+  heartbeat(instanceId: string, now: number): Promise<void>;
+
+  /** Ids of the instances whose last heartbeat is younger than `ttlMs`, sorted. */
+  liveInstances(now: number, ttlMs: number): Promise<string[]>;
+
+  /** Forgets an instance that stops. */
+  removeInstance(instanceId: string): Promise<void>;
+
+  /**
+   * Forgets instances silent for `ttlMs` or longer: ones that died without
+   * stopping.
+   *
+   * @returns how many were removed
+   */
+  removeExpiredInstances(now: number, ttlMs: number): Promise<number>;
+}

@@ -1,0 +1,276 @@
+import {
+  DatabaseService,
+  resolvePackagePath,
+} from '@backstage/backend-plugin-api';
+import { Knex } from 'knex';
+import type { ClaimStore, CompletedRun, TickKey } from './ClaimStore';
+
+const MIGRATIONS_DIR = resolvePackagePath(
+  '@vigil/plugin-healthcheck-backend',
+  'migrations',
+);
+
+/**
+ * Ticks per claim statement. The ticks travel as two arrays (PostgreSQL) or
+ * one JSON text (SQLite), so no parameter limit applies; the cap only keeps
+ * one statement's locks and memory bounded.
+ */
+const CLAIM_CHUNK_SIZE = 5_000;
+
+/** Results per update statement; each carries its conditions as JSON. */
+const COMPLETE_CHUNK_SIZE = 1_000;
+
+type Engine = 'postgres' | 'sqlite';
+
+/**
+ * A set of ticks as a relation `tick(slice_id, scheduled_at)` that a
+ * statement can select from, with its bindings.
+ */
+interface TickRelation {
+  sql: string;
+  bindings: Knex.Value[];
+}
+
+/**
+ * {@link ClaimStore} on the plugin's database. The hot statements are raw
+ * SQL so that a whole batch is one statement with a fixed number of
+ * parameters: on PostgreSQL the ticks are `unnest`ed from arrays, on SQLite
+ * read with `json_each`.
+ *
+ * @internal
+ */
+export class DatabaseClaimStore implements ClaimStore {
+  readonly #db: Knex;
+  readonly #engine: Engine;
+
+  static async create(options: {
+    database: DatabaseService;
+  }): Promise<DatabaseClaimStore> {
+    const client = await options.database.getClient();
+    if (!options.database.migrations?.skip) {
+      await DatabaseClaimStore.migrateUp(client);
+    }
+    return new DatabaseClaimStore(client);
+  }
+
+  static async migrateUp(knex: Knex): Promise<void> {
+    await knex.migrate.latest({ directory: MIGRATIONS_DIR });
+  }
+
+  private constructor(db: Knex) {
+    this.#db = db;
+    this.#engine = engineOf(db);
+  }
+
+  get isShared(): boolean {
+    return this.#engine === 'postgres';
+  }
+
+  async claimTicks<TTick extends TickKey>(
+    instanceId: string,
+    ticks: ReadonlyArray<TTick>,
+    claimedAt: number,
+  ): Promise<TTick[]> {
+    const byKey = new Map<string, TTick>();
+    for (const tick of ticks) {
+      const key = tickKey(tick.sliceId, tick.scheduledAt);
+      if (!byKey.has(key)) {
+        byKey.set(key, tick);
+      }
+    }
+    const unique = [...byKey.values()];
+    const claimed: TTick[] = [];
+    for (let at = 0; at < unique.length; at += CLAIM_CHUNK_SIZE) {
+      const chunk = unique.slice(at, at + CLAIM_CHUNK_SIZE);
+      const ticksRelation = this.#tickRelation(chunk);
+      // Inserting in one global order means two instances contending for
+      // the same ticks wait on each other in that order and never deadlock.
+      // `WHERE true` settles an SQLite parsing ambiguity before ON CONFLICT.
+      const result = await this.#db.raw(
+        `INSERT INTO healthcheck_runs
+           (slice_id, scheduled_at, claimed_by, claimed_at)
+         SELECT tick.slice_id, tick.scheduled_at,
+                CAST(? AS VARCHAR(255)), CAST(? AS BIGINT)
+         FROM ${ticksRelation.sql}
+         WHERE true
+         ORDER BY tick.slice_id, tick.scheduled_at
+         ON CONFLICT (slice_id, scheduled_at) DO NOTHING
+         RETURNING slice_id, scheduled_at`,
+        [instanceId, Math.round(claimedAt), ...ticksRelation.bindings],
+      );
+      for (const row of rowsOf<{ slice_id: string; scheduled_at: unknown }>(
+        result,
+      )) {
+        const tick = byKey.get(tickKey(row.slice_id, Number(row.scheduled_at)));
+        if (tick) {
+          claimed.push(tick);
+        }
+      }
+    }
+    return claimed;
+  }
+
+  async releaseClaims(
+    instanceId: string,
+    ticks: ReadonlyArray<TickKey>,
+  ): Promise<number> {
+    let released = 0;
+    for (let at = 0; at < ticks.length; at += CLAIM_CHUNK_SIZE) {
+      const ticksRelation = this.#tickRelation(
+        ticks.slice(at, at + CLAIM_CHUNK_SIZE),
+      );
+      const result = await this.#db.raw(
+        `DELETE FROM healthcheck_runs
+         WHERE claimed_by = ?
+           AND started_at IS NULL
+           AND (slice_id, scheduled_at) IN (
+             SELECT tick.slice_id, tick.scheduled_at FROM ${ticksRelation.sql}
+           )
+         RETURNING slice_id`,
+        [instanceId, ...ticksRelation.bindings],
+      );
+      released += rowsOf(result).length;
+    }
+    return released;
+  }
+
+  async completeRuns(runs: ReadonlyArray<CompletedRun>): Promise<number> {
+    let updated = 0;
+    for (let at = 0; at < runs.length; at += COMPLETE_CHUNK_SIZE) {
+      const json = JSON.stringify(
+        runs.slice(at, at + COMPLETE_CHUNK_SIZE).map(toResultRow),
+      );
+      const result = await this.#db.raw(
+        `UPDATE healthcheck_runs SET
+           started_at = result.started_at,
+           duration_ms = result.duration_ms,
+           outcome = result.outcome,
+           status = result.status,
+           conditions = result.conditions,
+           error_kind = result.error_kind,
+           error_message = result.error_message,
+           lane = result.lane,
+           timeout_ms = result.timeout_ms
+         FROM ${this.#resultRelationSql()}
+         WHERE healthcheck_runs.slice_id = result.slice_id
+           AND healthcheck_runs.scheduled_at = result.scheduled_at
+         RETURNING healthcheck_runs.slice_id`,
+        [json],
+      );
+      updated += rowsOf(result).length;
+    }
+    return updated;
+  }
+
+  async heartbeat(instanceId: string, now: number): Promise<void> {
+    const at = Math.round(now);
+    await this.#db('healthcheck_instances')
+      .insert({ id: instanceId, started_at: at, heartbeat_at: at })
+      .onConflict('id')
+      .merge(['heartbeat_at']);
+  }
+
+  async liveInstances(now: number, ttlMs: number): Promise<string[]> {
+    const rows = await this.#db('healthcheck_instances')
+      .where('heartbeat_at', '>', Math.round(now - ttlMs))
+      .orderBy('id')
+      .select<{ id: string }[]>('id');
+    return rows.map(row => row.id);
+  }
+
+  async removeInstance(instanceId: string): Promise<void> {
+    await this.#db('healthcheck_instances').where('id', instanceId).delete();
+  }
+
+  async removeExpiredInstances(now: number, ttlMs: number): Promise<number> {
+    return await this.#db('healthcheck_instances')
+      .where('heartbeat_at', '<=', Math.round(now - ttlMs))
+      .delete();
+  }
+
+  #tickRelation(ticks: ReadonlyArray<TickKey>): TickRelation {
+    if (this.#engine === 'postgres') {
+      return {
+        sql: 'unnest(?::text[], ?::bigint[]) AS tick(slice_id, scheduled_at)',
+        bindings: [
+          ticks.map(tick => tick.sliceId),
+          ticks.map(tick => Math.round(tick.scheduledAt)),
+        ],
+      };
+    }
+    return {
+      sql: `(SELECT value ->> 0 AS slice_id, value ->> 1 AS scheduled_at
+             FROM json_each(?)) AS tick`,
+      bindings: [
+        JSON.stringify(
+          ticks.map(tick => [tick.sliceId, Math.round(tick.scheduledAt)]),
+        ),
+      ],
+    };
+  }
+
+  #resultRelationSql(): string {
+    if (this.#engine === 'postgres') {
+      return `json_to_recordset(?::json) AS result(
+        slice_id text, scheduled_at bigint, started_at bigint,
+        duration_ms integer, outcome text, status text, conditions text,
+        error_kind text, error_message text, lane text, timeout_ms integer)`;
+    }
+    return `(SELECT
+        value ->> '$.slice_id' AS slice_id,
+        value ->> '$.scheduled_at' AS scheduled_at,
+        value ->> '$.started_at' AS started_at,
+        value ->> '$.duration_ms' AS duration_ms,
+        value ->> '$.outcome' AS outcome,
+        value ->> '$.status' AS status,
+        value ->> '$.conditions' AS conditions,
+        value ->> '$.error_kind' AS error_kind,
+        value ->> '$.error_message' AS error_message,
+        value ->> '$.lane' AS lane,
+        value ->> '$.timeout_ms' AS timeout_ms
+      FROM json_each(?)) AS result`;
+  }
+}
+
+function engineOf(db: Knex): Engine {
+  const dialect = (db.client as { dialect?: string }).dialect;
+  if (dialect === 'postgresql') {
+    return 'postgres';
+  }
+  if (dialect === 'sqlite3') {
+    return 'sqlite';
+  }
+  throw new Error(
+    `Health-check runs need PostgreSQL or SQLite, not ${
+      dialect ?? 'an unknown database'
+    }`,
+  );
+}
+
+/** Raw results come back as `{ rows }` from pg and as the rows from SQLite. */
+function rowsOf<TRow = unknown>(result: unknown): TRow[] {
+  if (Array.isArray(result)) {
+    return result as TRow[];
+  }
+  return ((result as { rows?: TRow[] } | undefined)?.rows ?? []) as TRow[];
+}
+
+function tickKey(sliceId: string, scheduledAt: number): string {
+  return `${scheduledAt}\u0000${sliceId}`;
+}
+
+function toResultRow(run: CompletedRun) {
+  return {
+    slice_id: run.sliceId,
+    scheduled_at: Math.round(run.scheduledAt),
+    started_at: Math.round(run.startedAt),
+    duration_ms: Math.round(run.durationMs),
+    outcome: run.outcome,
+    status: run.status,
+    conditions: JSON.stringify(run.conditions),
+    error_kind: run.error?.kind ?? null,
+    error_message: run.error?.message ?? null,
+    lane: run.lane,
+    timeout_ms: Math.round(run.timeoutMs),
+  };
+}

@@ -1,0 +1,149 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
+import { stringifyError } from '@backstage/errors';
+import type { DueTick, ScheduledSlice } from '../scheduler/types';
+import type { ClaimStore } from './ClaimStore';
+import type { ClaimMetrics, ClaimOutcome } from './metrics';
+import {
+  createClaimMetrics,
+  isMetricsService,
+  noopClaimMetrics,
+} from './metrics';
+import { WriteCoalescer } from './WriteCoalescer';
+
+/**
+ * Claim statements one instance runs at once. Batches that fall due while
+ * they run share the next statement, so the claim rate is not capped by
+ * commits per second.
+ */
+const DEFAULT_MAX_CLAIMS_IN_FLIGHT = 2;
+
+/** Ticks per claim statement when a backlog drains (the store's chunk). */
+const MAX_TICKS_PER_CLAIM = 5_000;
+
+/**
+ * Counters of a {@link TickClaimer}, cumulative since start.
+ *
+ * @internal
+ */
+export type ClaimStats = Record<ClaimOutcome, number> & {
+  /** Claim statements sent; batches that arrive together share one. */
+  statements: number;
+};
+
+/**
+ * The stage between the scheduler and the probe: of a batch of due ticks,
+ * keeps the ones this instance owns, claims them, and hands back those it
+ * won. A tick that is not handed back must not run.
+ *
+ * A batch is claimed in one statement, shared with the batches that fell due
+ * while earlier claims were running (see {@link WriteCoalescer}).
+ *
+ * When the claim fails (the database is unreachable) nothing of the batch
+ * runs: a missed tick is recoverable, a tick run twice is not.
+ *
+ * @internal
+ */
+export class TickClaimer {
+  readonly #membership: {
+    readonly instanceId: string;
+    isOwner(sliceId: string): boolean;
+  };
+  readonly #metrics: ClaimMetrics;
+  readonly #coalescer: WriteCoalescer<
+    DueTick<ScheduledSlice>,
+    Set<DueTick<ScheduledSlice>>
+  >;
+  readonly #stats: ClaimStats = {
+    claimed: 0,
+    lost: 0,
+    'not-owned': 0,
+    failed: 0,
+    statements: 0,
+  };
+
+  constructor(deps: {
+    store: ClaimStore;
+    /** Usually an `InstanceMembership`. */
+    membership: {
+      readonly instanceId: string;
+      isOwner(sliceId: string): boolean;
+    };
+    logger: LoggerService;
+    /** Backstage's metrics service, or a recorder implementing `ClaimMetrics`. */
+    metrics?: MetricsService | ClaimMetrics;
+    clock?: { now(): number };
+    /** Claim statements at once. Default 2. */
+    maxClaimsInFlight?: number;
+  }) {
+    const { store, logger } = deps;
+    this.#membership = deps.membership;
+    const metrics = deps.metrics ?? noopClaimMetrics;
+    this.#metrics = isMetricsService(metrics)
+      ? createClaimMetrics(metrics)
+      : metrics;
+    const clock = deps.clock ?? Date;
+
+    this.#coalescer = new WriteCoalescer(
+      async ticks => {
+        this.#stats.statements++;
+        const startedAt = performance.now();
+        try {
+          const won = await store.claimTicks(
+            this.#membership.instanceId,
+            ticks,
+            clock.now(),
+          );
+          this.#metrics.recordClaimDuration(performance.now() - startedAt);
+          return new Set(won);
+        } catch (error) {
+          // Once per statement, not per batch it carried.
+          logger.warn(
+            `Could not claim ${
+              ticks.length
+            } due tick(s); they do not run: ${stringifyError(error)}`,
+          );
+          throw error;
+        }
+      },
+      {
+        maxInFlight: deps.maxClaimsInFlight ?? DEFAULT_MAX_CLAIMS_IN_FLIGHT,
+        maxItems: MAX_TICKS_PER_CLAIM,
+      },
+    );
+  }
+
+  /** The ticks of the batch this instance owns and claimed, in batch order. */
+  async claim<TSlice extends ScheduledSlice>(
+    batch: ReadonlyArray<DueTick<TSlice>>,
+  ): Promise<DueTick<TSlice>[]> {
+    const owned = batch.filter(tick => this.#membership.isOwner(tick.sliceId));
+    this.#count('not-owned', batch.length - owned.length);
+    if (owned.length === 0) {
+      return [];
+    }
+
+    let won: Set<DueTick<ScheduledSlice>>;
+    try {
+      won = await this.#coalescer.submit(owned);
+    } catch {
+      this.#count('failed', owned.length);
+      return [];
+    }
+    const claimed = owned.filter(tick => won.has(tick));
+    this.#count('claimed', claimed.length);
+    this.#count('lost', owned.length - claimed.length);
+    return claimed;
+  }
+
+  stats(): ClaimStats {
+    return { ...this.#stats };
+  }
+
+  #count(outcome: ClaimOutcome, count: number): void {
+    if (count > 0) {
+      this.#stats[outcome] += count;
+      this.#metrics.addTicks(count, outcome);
+    }
+  }
+}
