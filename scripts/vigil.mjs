@@ -232,6 +232,20 @@ function ensureChromium() {
   });
 }
 
+/** Builds each plugin package as it would be published (after `tsc`). */
+function buildPlugins(env) {
+  for (const name of readdirSync(join(ROOT, 'plugins')).sort()) {
+    const status = yarn(['backstage-cli', 'package', 'build'], {
+      env,
+      cwd: join(ROOT, 'plugins', name),
+    });
+    if (status !== 0) {
+      return status;
+    }
+  }
+  return 0;
+}
+
 function test() {
   const env = {
     ...process.env,
@@ -251,6 +265,7 @@ function test() {
     ],
     ['deduplicated lockfile', () => yarn(['dedupe', '--check'], { env })],
     ['types', () => yarn(['tsc'], { env })],
+    ['plugin builds', () => buildPlugins(env)],
     ['lint', () => yarn(['backstage-cli', 'repo', 'lint'], { env })],
     ['formatting', () => yarn(['prettier', '--check', '.'], { env })],
     [
