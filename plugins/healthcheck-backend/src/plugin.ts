@@ -6,6 +6,12 @@ import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { healthcheckPermissions } from '@vigil/plugin-healthcheck-common';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
+import {
+  createTickClaims,
+  DatabaseClaimStore,
+  InstanceMembership,
+  TickClaimer,
+} from './claims';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { ProbeEngine } from './executor/ProbeEngine';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
@@ -64,6 +70,17 @@ export const healthcheckPlugin = createBackendPlugin({
           probeTypes.add(probeType);
         }
         const store = await DatabaseHealthcheckStore.create({ database });
+        const claimStore = await DatabaseClaimStore.create({ database });
+        const membership = await InstanceMembership.start({
+          store: claimStore,
+          logger,
+        });
+        const claimer = new TickClaimer({
+          store: claimStore,
+          membership,
+          logger,
+          metrics,
+        });
         const engine = ProbeEngine.fromConfig({
           config,
           logger,
@@ -75,9 +92,13 @@ export const healthcheckPlugin = createBackendPlugin({
             logger,
             listStoredChecks: () => store.listChecks(),
           }),
+          claims: createTickClaims({ claimer, store: claimStore, membership }),
         });
         lifecycle.addStartupHook(() => engine.start());
-        lifecycle.addShutdownHook(() => engine.stop());
+        lifecycle.addShutdownHook(async () => {
+          await engine.stop();
+          await membership.stop();
+        });
 
         permissionsRegistry.addPermissions(healthcheckPermissions);
         httpRouter.use(

@@ -10,4 +10,5 @@ export { createClaimMetrics, noopClaimMetrics } from './metrics';
 export type { ClaimMetrics, ClaimOutcome } from './metrics';
 export { ownerOf } from './rendezvous';
 export { TickClaimer } from './TickClaimer';
+export { createTickClaims } from './createTickClaims';
 export type { ClaimStats } from './TickClaimer';

@@ -15,6 +15,7 @@ import {
   RunRecord,
   SliceRunner,
   SliceStateStore,
+  TickClaims,
 } from './SliceRunner';
 
 /** Loads the full desired set of slices; see the scheduler's loader. */
@@ -47,6 +48,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     states?: SliceStateStore;
     onRun?: (record: RunRecord) => void | Promise<void>;
     loader?: SliceLoader<TSlice>;
+    claims?: TickClaims;
   }): ProbeEngine<TSlice> {
     const { config } = options;
     const refresh = config.getOptionalString('healthcheck.reconcile.interval');
@@ -76,6 +78,8 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     clock?: SchedulerClock;
     /** Where the desired slices come from; refreshed off the driver. */
     loader?: SliceLoader<TSlice>;
+    /** Claims across instances; without it every due tick runs here. */
+    claims?: TickClaims;
   }) {
     const { logger, metrics, clock } = options;
     this.bulkhead = new Bulkhead(options.admission, {
@@ -90,6 +94,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
         this.scheduler.isCurrent(tick.sliceId, tick.generation),
       states: options.states,
       onRun: options.onRun,
+      claims: options.claims,
       clock,
     });
     this.scheduler = SliceScheduler.create<TSlice>({

@@ -3,7 +3,13 @@ import { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
 import { Bulkhead } from '../admission';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';
-import { RunnableSlice, RunRecord, SliceRunner } from './SliceRunner';
+import { claimKeyAt } from '../scheduler';
+import {
+  RunnableSlice,
+  RunRecord,
+  SliceRunner,
+  TickClaims,
+} from './SliceRunner';
 
 const slice: RunnableSlice = {
   id: 'healthcheck:payments-health:system%3Adefault%2Fpayments:production',
@@ -250,6 +256,78 @@ describe('SliceRunner', () => {
     expect(run.mock.calls[0][0]).toMatchObject({
       sliceId: slice.id,
       endpointKey: 'http://127.0.0.1:7010',
+    });
+  });
+
+  describe('with claims shared by several instances', () => {
+    function fakeClaims(wins: (sliceId: string) => boolean) {
+      const claimed: Array<{ sliceId: string; scheduledAt: number }> = [];
+      const released: Array<{ sliceId: string; scheduledAt: number }> = [];
+      const completed: RunRecord[] = [];
+      const claims: TickClaims = {
+        claim: async ticks => {
+          claimed.push(
+            ...ticks.map(t => ({
+              sliceId: t.sliceId,
+              scheduledAt: t.scheduledAt,
+            })),
+          );
+          return ticks.filter(t => wins(t.sliceId));
+        },
+        release: async ticks => {
+          released.push(...ticks);
+        },
+        complete: async record => {
+          completed.push(record);
+        },
+      };
+      return { claims, claimed, released, completed };
+    }
+
+    it('runs only the ticks this instance claimed, and writes their results into the claims', async () => {
+      const other = { ...slice, id: `${slice.id}-other` };
+      const probe = scriptedProbe([{ status: 200 }]);
+      const { claims, completed } = fakeClaims(id => id === slice.id);
+      const { runner } = runnerWith([probe], { claims });
+      const grid = claimKeyAt(slice.id, 2_000_000_000_000, slice.intervalMs);
+      const gridOther = claimKeyAt(
+        other.id,
+        2_000_000_000_000,
+        slice.intervalMs,
+      );
+
+      const results = await Promise.all(
+        runner.execute([tick(grid), tick(gridOther, 1, other)]),
+      );
+
+      expect(results.map(r => r?.sliceId)).toEqual([slice.id, undefined]);
+      expect(probe.calls).toBe(1);
+      expect(runner.stats().notClaimed).toBe(1);
+      expect(completed.map(r => r.sliceId)).toEqual([slice.id]);
+    });
+
+    it('claims a first probe between grid points under the grid tick before it', async () => {
+      const { claims, claimed } = fakeClaims(() => true);
+      const { runner } = runnerWith([scriptedProbe([{ status: 200 }])], {
+        claims,
+      });
+      const grid = claimKeyAt(slice.id, 2_000_000_000_000, slice.intervalMs);
+
+      const [record] = await Promise.all(runner.execute([tick(grid + 1234)]));
+
+      expect(claimed).toEqual([{ sliceId: slice.id, scheduledAt: grid }]);
+      expect(record?.scheduledAt).toBe(grid);
+    });
+
+    it('claims no stale tick', async () => {
+      const { claims, claimed } = fakeClaims(() => true);
+      const { runner } = runnerWith([scriptedProbe([{ status: 200 }])], {
+        claims,
+        isCurrent: () => false,
+      });
+      await Promise.all(runner.execute([tick(10_000)]));
+      expect(claimed).toEqual([]);
+      expect(runner.stats().staleTicks).toBe(1);
     });
   });
 });

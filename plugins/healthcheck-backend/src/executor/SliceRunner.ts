@@ -19,7 +19,7 @@ import {
   StatusThresholds,
 } from '../judge';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { DueTick, ScheduledSlice } from '../scheduler';
+import { claimKeyAt, DueTick, ScheduledSlice } from '../scheduler';
 import { judgeProbeResult } from './judgeProbeResult';
 
 /** A probe that ignores its signal is given this long before it is abandoned. */
@@ -74,10 +74,28 @@ export interface SliceStateStore {
   set(sliceId: string, state: SliceStatusState): void;
 }
 
+/**
+ * Where ticks are claimed when several instances share the work: only a tick
+ * this instance claimed runs, a deferred one is given back, and a finished
+ * one has its result written into its claimed run.
+ */
+export interface TickClaims {
+  /** Of these ticks (keyed by `claimKeyAt`), the ones this instance won. */
+  claim<T extends DueTick<ScheduledSlice>>(
+    ticks: ReadonlyArray<T>,
+  ): Promise<T[]>;
+  release(
+    ticks: ReadonlyArray<{ sliceId: string; scheduledAt: number }>,
+  ): Promise<void>;
+  complete(record: RunRecord): Promise<void>;
+}
+
 /** Counters of a running {@link SliceRunner}, cumulative since start. */
 export interface SliceRunnerStats {
   runs: number;
   staleTicks: number;
+  /** Due ticks another instance owned or claimed first. */
+  notClaimed: number;
   deferred: Record<DeferReason, number>;
 }
 
@@ -95,10 +113,12 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   readonly #isEffective: (slice: TSlice) => boolean;
   readonly #states: SliceStateStore;
   readonly #onRun: (record: RunRecord) => void | Promise<void>;
+  readonly #claims: TickClaims | undefined;
   readonly #shutdown = new AbortController();
   readonly #stats: SliceRunnerStats = {
     runs: 0,
     staleTicks: 0,
+    notClaimed: 0,
     deferred: { in_flight: 0, lane_full: 0, no_slot: 0 },
   };
 
@@ -112,6 +132,8 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     isEffective?: (slice: TSlice) => boolean;
     states?: SliceStateStore;
     onRun?: (record: RunRecord) => void | Promise<void>;
+    /** Claims across instances; without it, every due tick runs here. */
+    claims?: TickClaims;
     clock?: { now(): number };
   }) {
     this.#probeTypes = options.probeTypes;
@@ -121,14 +143,48 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     this.#isEffective = options.isEffective ?? (() => true);
     this.#states = options.states ?? new Map();
     this.#onRun = options.onRun ?? (() => {});
+    this.#claims = options.claims;
     const clock = options.clock ?? Date;
     this.#now = () => clock.now();
   }
 
-  /** The scheduler's executor: one tracked promise per tick. */
+  /**
+   * The scheduler's executor: one tracked promise per tick. With claims,
+   * the fresh ticks of the batch are claimed in one go (keyed by their grid
+   * tick, the same on every instance) and only the won ones run.
+   */
   readonly execute = (
     batch: ReadonlyArray<DueTick<TSlice>>,
-  ): Promise<RunRecord | undefined>[] => batch.map(tick => this.runTick(tick));
+  ): Promise<RunRecord | undefined>[] => {
+    const claims = this.#claims;
+    if (!claims) {
+      return batch.map(tick => this.runTick(tick));
+    }
+    const fresh = batch.filter(tick => this.#isFresh(tick));
+    this.#stats.staleTicks += batch.length - fresh.length;
+    const keyed = fresh.map(tick => ({
+      tick,
+      scheduledAt: claimKeyAt(
+        tick.sliceId,
+        tick.scheduledAt,
+        tick.slice.intervalMs,
+      ),
+      sliceId: tick.sliceId,
+      generation: tick.generation,
+      slice: tick.slice,
+    }));
+    const won = claims.claim(keyed).then(list => new Set(list));
+    return keyed.map(async key => {
+      if (!(await won).has(key)) {
+        this.#stats.notClaimed++;
+        return undefined;
+      }
+      return this.runTick(
+        { ...key.tick, scheduledAt: key.scheduledAt },
+        key.tick.scheduledAt,
+      );
+    });
+  };
 
   stats(): SliceRunnerStats {
     return {
@@ -142,9 +198,20 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     this.#shutdown.abort();
   }
 
-  async runTick(tick: DueTick<TSlice>): Promise<RunRecord | undefined> {
+  #isFresh(tick: DueTick<TSlice>): boolean {
+    return this.#isCurrent(tick) && this.#isEffective(tick.slice);
+  }
+
+  /**
+   * Runs one tick. `dueAt` is when it fell due, if not its grid time (a
+   * first probe between grid points); queue wait is measured from it.
+   */
+  async runTick(
+    tick: DueTick<TSlice>,
+    dueAt: number = tick.scheduledAt,
+  ): Promise<RunRecord | undefined> {
     const slice = tick.slice;
-    if (!this.#isCurrent(tick) || !this.#isEffective(slice)) {
+    if (!this.#isFresh(tick)) {
       this.#stats.staleTicks++;
       return undefined;
     }
@@ -157,7 +224,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       {
         sliceId: slice.id,
         endpointKey: endpointKeyOf(slice.target),
-        dueAt: tick.scheduledAt,
+        dueAt,
         timeoutMs: slice.timeoutMs,
       },
       async timeoutMs => {
@@ -173,6 +240,15 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     );
     if (admitted.deferred) {
       this.#stats.deferred[admitted.deferred]++;
+      // A deferred tick records nothing, not even its claim.
+      await this.#claims
+        ?.release([{ sliceId: slice.id, scheduledAt: tick.scheduledAt }])
+        .catch(error =>
+          this.#logger.warn(
+            `Could not give back the claim of ${slice.id}`,
+            toError(error),
+          ),
+        );
       return undefined;
     }
     const result = probeResult!;
@@ -215,6 +291,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       probe,
     };
     try {
+      await this.#claims?.complete(record);
       await this.#onRun(record);
     } catch (error) {
       this.#logger.error(

@@ -2,6 +2,7 @@ export { SliceScheduler } from './SliceScheduler';
 export { createSchedulerMetrics } from './metrics';
 export type { SchedulerMetrics, SchedulerSizes } from './metrics';
 export { systemClock } from './clock';
+export { claimKeyAt } from './stagger';
 export type {
   DueTick,
   ScheduledSlice,

@@ -1,5 +1,6 @@
 import {
   backoffDelayMs,
+  claimKeyAt,
   firstDueAt,
   firstProbeWindowMs,
   gridPointAfter,
@@ -202,6 +203,39 @@ describe('firstDueAt', () => {
     expect(firstDueAt('check-1', 60_000, offset, now + 4_000)).toBe(
       now + 4_000,
     );
+  });
+});
+
+describe('claimKeyAt', () => {
+  const id =
+    'healthcheck:payments-health:system%3Adefault%2Fpayments:production';
+  const interval = 10_000;
+  const offset = staggerOffsetMs(id, interval);
+  const grid = 1_767_225_600_000 - (1_767_225_600_000 % interval) + offset;
+
+  it('keys a grid tick by itself', () => {
+    expect(claimKeyAt(id, grid, interval)).toBe(grid);
+    expect(claimKeyAt(id, grid + interval, interval)).toBe(grid + interval);
+  });
+
+  it('keys a first probe between grid points by the grid point before it, wherever each instance computed it', () => {
+    expect(claimKeyAt(id, grid + 1, interval)).toBe(grid);
+    expect(claimKeyAt(id, grid + 3_700, interval)).toBe(grid);
+    expect(claimKeyAt(id, grid + interval - 1, interval)).toBe(grid);
+  });
+
+  it('never gives a first probe the key of the grid tick that follows it', () => {
+    for (let delay = 1; delay < interval; delay += 97) {
+      const firstProbe = grid + delay;
+      const next = gridPointAtOrAfter(
+        firstProbe + interval / 2,
+        interval,
+        offset,
+      );
+      expect(claimKeyAt(id, firstProbe, interval)).not.toBe(
+        claimKeyAt(id, next, interval),
+      );
+    }
   });
 });
 

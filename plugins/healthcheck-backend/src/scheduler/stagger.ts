@@ -119,6 +119,27 @@ export function gridPointAtOrAfter(
 }
 
 /**
+ * The tick a due time belongs to, the same on every instance: the slice's
+ * grid point at or before it. Grid ticks are their own key; a first probe,
+ * which falls between grid points and is computed per instance, is keyed by
+ * the grid point before it, so two instances claim the same (slice, tick)
+ * and it still never shares a key with the next grid tick (which comes at
+ * least half an interval later).
+ *
+ * @internal
+ */
+export function claimKeyAt(
+  sliceId: string,
+  dueAt: number,
+  intervalMs: number,
+): number {
+  const offset = staggerOffsetMs(sliceId, intervalMs);
+  const interval = Math.max(1, Math.floor(intervalMs));
+  const phase = (((dueAt - offset) % interval) + interval) % interval;
+  return dueAt - phase;
+}
+
+/**
  * The first grid point strictly after `time`.
  *
  * @internal
