@@ -24,13 +24,22 @@ export interface Config {
       allowPrivate?: boolean;
     };
 
-    /** How the desired slices are derived from the catalog and the stored checks. */
+    /**
+     * The reconciler, which derives the desired slices from the catalog and
+     * the stored checks and writes them to the database for every instance.
+     */
     reconcile?: {
       /**
-       * How often the catalog and the stored checks are re-read, as a
-       * duration such as `30s` or `2m`. Default 30s.
+       * Between full passes (one instance at a time runs them), as a
+       * duration such as `5m`. A full pass also runs at start. Default 5m.
        */
       interval?: string;
+      /**
+       * Between polls of the catalog for changed systems, members and
+       * HealthCheck entities (compared by etag); each change is reconciled
+       * for its system alone. Default 30s.
+       */
+      catalogPollInterval?: string;
     };
 
     /** The in-process scheduler of this backend instance. */
@@ -40,6 +49,11 @@ export interface Config {
        * batch (one database round trip). 0 turns it off. Default 2.
        */
       coalesceWindowMs?: number;
+      /**
+       * How often this instance looks for slices the reconciler changed
+       * (a read of one counter when nothing did). Default 2s.
+       */
+      refreshInterval?: string;
     };
 
     /** How many probes run at once, and the slow-check bulkhead. */

@@ -18,7 +18,15 @@ import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeSecrets } from './probes/secrets';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
-import { createCatalogSliceLoader } from './reconciler/createCatalogSliceLoader';
+import { DatabaseSliceStore } from './database/DatabaseSliceStore';
+import {
+  CatalogChangePoller,
+  createReconcileLock,
+  createStoredSliceLoader,
+  readReconcileSettings,
+  Reconciler,
+  scheduleReconcileTasks,
+} from './reconciler';
 import { createRouter } from './service/router';
 
 /**
@@ -48,6 +56,7 @@ export const healthcheckPlugin = createBackendPlugin({
         permissions: coreServices.permissions,
         permissionsRegistry: coreServices.permissionsRegistry,
         auditor: coreServices.auditor,
+        scheduler: coreServices.scheduler,
       },
       async init({
         logger,
@@ -62,6 +71,7 @@ export const healthcheckPlugin = createBackendPlugin({
         permissions,
         permissionsRegistry,
         auditor,
+        scheduler,
       }) {
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
@@ -81,18 +91,36 @@ export const healthcheckPlugin = createBackendPlugin({
           logger,
           metrics,
         });
+        const slices = await DatabaseSliceStore.create({ database });
+        const reconciler = new Reconciler({
+          catalog,
+          auth,
+          logger: logger.child({ component: 'reconciler' }),
+          listStoredChecks: () => store.listChecks(),
+          slices,
+          lock: createReconcileLock(slices.knex),
+        });
         const engine = ProbeEngine.fromConfig({
           config,
           logger,
           probeTypes,
           metrics,
-          loader: createCatalogSliceLoader({
+          loader: createStoredSliceLoader({ slices }),
+          claims: createTickClaims({ claimer, store: claimStore, membership }),
+        });
+        await scheduleReconcileTasks({
+          scheduler,
+          logger,
+          settings: readReconcileSettings(config),
+          reconciler,
+          poller: new CatalogChangePoller({
             catalog,
             auth,
-            logger,
-            listStoredChecks: () => store.listChecks(),
+            logger: logger.child({ component: 'catalog-changes' }),
+            slices,
+            reconciler,
           }),
-          claims: createTickClaims({ claimer, store: claimStore, membership }),
+          slices,
         });
         lifecycle.addStartupHook(() => engine.start());
         lifecycle.addShutdownHook(async () => {
@@ -110,8 +138,19 @@ export const healthcheckPlugin = createBackendPlugin({
             store,
             catalog,
             probeTypes,
-            // An edit through the API shows up in the slices at once.
-            onChecksChanged: () => engine.scheduler.refreshDesired(),
+            // An edit through the API converges its systems at once, and
+            // this instance picks the result up without waiting.
+            onChecksChanged: change => {
+              reconciler
+                .reconcileSystems(change.systems)
+                .then(() => engine.scheduler.refreshDesired())
+                .catch(error =>
+                  logger.warn(
+                    `Reconciling the systems of check ${change.checkId} failed; the next full pass will`,
+                    error,
+                  ),
+                );
+            },
           }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

@@ -3,6 +3,7 @@ import {
   resolvePackagePath,
 } from '@backstage/backend-plugin-api';
 import { Knex } from 'knex';
+import { Engine, engineOf, rowsOf } from '../database/engine';
 import type { ClaimStore, CompletedRun, TickKey } from './ClaimStore';
 
 const MIGRATIONS_DIR = resolvePackagePath(
@@ -19,8 +20,6 @@ const CLAIM_CHUNK_SIZE = 5_000;
 
 /** Results per update statement; each carries its conditions as JSON. */
 const COMPLETE_CHUNK_SIZE = 1_000;
-
-type Engine = 'postgres' | 'sqlite';
 
 /**
  * A set of ticks as a relation `tick(slice_id, scheduled_at)` that a
@@ -230,29 +229,6 @@ export class DatabaseClaimStore implements ClaimStore {
         value ->> '$.timeout_ms' AS timeout_ms
       FROM json_each(?)) AS result`;
   }
-}
-
-function engineOf(db: Knex): Engine {
-  const dialect = (db.client as { dialect?: string }).dialect;
-  if (dialect === 'postgresql') {
-    return 'postgres';
-  }
-  if (dialect === 'sqlite3') {
-    return 'sqlite';
-  }
-  throw new Error(
-    `Health-check runs need PostgreSQL or SQLite, not ${
-      dialect ?? 'an unknown database'
-    }`,
-  );
-}
-
-/** Raw results come back as `{ rows }` from pg and as the rows from SQLite. */
-function rowsOf<TRow = unknown>(result: unknown): TRow[] {
-  if (Array.isArray(result)) {
-    return result as TRow[];
-  }
-  return ((result as { rows?: TRow[] } | undefined)?.rows ?? []) as TRow[];
 }
 
 function tickKey(sliceId: string, scheduledAt: number): string {

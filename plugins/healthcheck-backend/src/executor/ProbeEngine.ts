@@ -1,15 +1,20 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { Config } from '@backstage/config';
-import { InputError } from '@backstage/errors';
-import { parseDuration } from '@vigil/plugin-healthcheck-common';
 import {
   AdmissionOptions,
   Bulkhead,
   createAdmissionMetrics,
 } from '../admission';
+import { readConfigDuration } from '../config';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { SchedulerClock, SliceScheduler } from '../scheduler';
+import {
+  ScheduledSlice,
+  SchedulerClock,
+  SliceChange,
+  SliceScheduler,
+} from '../scheduler';
+import { sameOwnProperties } from '../scheduler/sliceChecks';
 import {
   RunnableSlice,
   RunRecord,
@@ -18,14 +23,18 @@ import {
   TickClaims,
 } from './SliceRunner';
 
-/** Loads the full desired set of slices; see the scheduler's loader. */
-export interface SliceLoader<TSlice> {
-  load(): Promise<ReadonlyArray<TSlice>>;
+/**
+ * Loads the desired slices, in full or as changes; see the scheduler's
+ * loader.
+ */
+export interface SliceLoader<TSlice extends ScheduledSlice> {
+  load?(): Promise<ReadonlyArray<TSlice>>;
+  loadChanges?(): Promise<ReadonlyArray<SliceChange<TSlice>>>;
   refreshIntervalMs?: number;
 }
 
-/** How often the desired slices are re-read unless configured. */
-const DEFAULT_RECONCILE_INTERVAL_MS = 30_000;
+/** How often an instance looks for changed slices unless configured. */
+const DEFAULT_REFRESH_INTERVAL_MS = 2_000;
 
 /** How long shutdown waits for probes in flight before aborting them. */
 const SHUTDOWN_AWAIT_IN_FLIGHT_MS = 10_000;
@@ -51,14 +60,20 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     claims?: TickClaims;
   }): ProbeEngine<TSlice> {
     const { config } = options;
-    const refresh = config.getOptionalString('healthcheck.reconcile.interval');
+    const refreshIntervalMs = readConfigDuration(
+      config,
+      'healthcheck.scheduler.refreshInterval',
+    );
     return new ProbeEngine<TSlice>({
       ...options,
       loader: options.loader && {
-        ...options.loader,
-        refreshIntervalMs: refresh
-          ? readDuration(refresh, 'healthcheck.reconcile.interval')
-          : options.loader.refreshIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
+        load: options.loader.load && (() => options.loader!.load!()),
+        loadChanges:
+          options.loader.loadChanges && (() => options.loader!.loadChanges!()),
+        refreshIntervalMs:
+          refreshIntervalMs ??
+          options.loader.refreshIntervalMs ??
+          DEFAULT_REFRESH_INTERVAL_MS,
       },
       coalesceWindowMs: config.getOptionalNumber(
         'healthcheck.scheduler.coalesceWindowMs',
@@ -105,6 +120,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
       options: {
         coalesceWindowMs: options.coalesceWindowMs,
         loader: options.loader,
+        isUnchanged: sameRunDefinition,
       },
     });
   }
@@ -149,12 +165,22 @@ export function readAdmissionOptions(
   return options;
 }
 
-function readDuration(text: string, key: string): number {
-  try {
-    return parseDuration(text);
-  } catch (error) {
-    throw new InputError(
-      `Invalid ${key} '${text}': ${(error as Error).message}`,
-    );
+/**
+ * Reloaded slices are new objects; a slice that carries a config hash is
+ * unchanged when its hash and timing are, so a reload does not restart it.
+ */
+function sameRunDefinition<TSlice extends RunnableSlice>(
+  previous: TSlice,
+  next: TSlice,
+): boolean {
+  const hashOf = (slice: TSlice) =>
+    (slice as { configHash?: unknown }).configHash;
+  if (hashOf(previous) === undefined || hashOf(next) === undefined) {
+    return sameOwnProperties(previous, next);
   }
+  return (
+    hashOf(previous) === hashOf(next) &&
+    previous.intervalMs === next.intervalMs &&
+    previous.timeoutMs === next.timeoutMs
+  );
 }

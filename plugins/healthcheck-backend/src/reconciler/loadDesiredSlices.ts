@@ -1,5 +1,9 @@
 import { BackstageCredentials } from '@backstage/backend-plugin-api';
-import { Entity, stringifyEntityRef } from '@backstage/catalog-model';
+import {
+  Entity,
+  parseEntityRef,
+  stringifyEntityRef,
+} from '@backstage/catalog-model';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
   ANNOTATION_LOCATION,
@@ -42,26 +46,59 @@ export interface LoadedDesiredSlices extends DesiredSliceSet {
  * environments, HealthCheck entities) and from the plugin's own checks, and
  * derives the desired slices. The I/O edge of the reconciler; the deciding
  * is done by the pure functions it calls.
+ *
+ * With `systemRefs`, reads only those systems, their members and the
+ * HealthCheck entities that name them, and derives only their slices: the
+ * input of a system-scoped pass.
  */
 export async function loadDesiredSlices(options: {
   catalog: CatalogService;
   credentials: BackstageCredentials;
   listStoredChecks: () => Promise<Array<{ id: string; spec: object }>>;
+  systemRefs?: readonly string[];
 }): Promise<LoadedDesiredSlices> {
-  const { catalog, credentials } = options;
+  const { catalog, credentials, systemRefs } = options;
+  if (systemRefs?.length === 0) {
+    return {
+      slices: [],
+      paused: [],
+      unresolvedSystems: [],
+      environmentProblems: [],
+    };
+  }
+  // How an entity may write a reference to one of the systems: the catalog
+  // matches filter values without regard to case; what a short name means
+  // in another namespace is settled after, when refs are resolved.
+  const writings = systemRefs?.flatMap(systemRefWritings);
   const [checkEntities, systems, members, environmentEntities, stored] =
     await Promise.all([
       catalog.getEntities(
-        { filter: { kind: HEALTHCHECK_KIND } },
+        {
+          filter: writings
+            ? { kind: HEALTHCHECK_KIND, 'spec.systems': writings }
+            : { kind: HEALTHCHECK_KIND },
+        },
         { credentials },
       ),
-      catalog.getEntities(
-        { filter: { kind: 'System' }, fields: SYSTEM_FIELDS },
-        { credentials },
-      ),
+      systemRefs
+        ? catalog
+            .getEntitiesByRefs(
+              { entityRefs: [...systemRefs], fields: SYSTEM_FIELDS },
+              { credentials },
+            )
+            .then(response => ({
+              items: response.items.filter((e): e is Entity => !!e),
+            }))
+        : catalog.getEntities(
+            { filter: { kind: 'System' }, fields: SYSTEM_FIELDS },
+            { credentials },
+          ),
       catalog.getEntities(
         {
-          filter: [{ kind: 'Component' }, { kind: 'Resource' }],
+          filter: [
+            { kind: 'Component', ...(writings && { 'spec.system': writings }) },
+            { kind: 'Resource', ...(writings && { 'spec.system': writings }) },
+          ],
           fields: MEMBER_FIELDS,
         },
         { credentials },
@@ -121,8 +158,21 @@ export async function loadDesiredSlices(options: {
     },
   );
 
-  return {
-    ...desiredSlices({ checks, systems: systemEnvironments }),
-    environmentProblems,
-  };
+  const derived = desiredSlices({ checks, systems: systemEnvironments });
+  if (systemRefs) {
+    // Out of scope is not unknown: the other systems were not read.
+    const inScope = new Set(systemRefs.map(ref => ref.toLowerCase()));
+    derived.unresolvedSystems = derived.unresolvedSystems.filter(u =>
+      inScope.has(u.systemRef.toLowerCase()),
+    );
+  }
+  return { ...derived, environmentProblems };
+}
+
+/** `system:ns/name`, `ns/name` and `name`: how an entity may name a system. */
+function systemRefWritings(systemRef: string): string[] {
+  const { kind, namespace, name } = parseEntityRef(systemRef);
+  return [`${kind}:${namespace}/${name}`, `${namespace}/${name}`, name].map(
+    writing => writing.toLowerCase(),
+  );
 }

@@ -14,7 +14,12 @@ import type {
  */
 export interface DesiredSliceLoaderOptions<TSlice extends ScheduledSlice> {
   /** Reads the full desired set of slices (database, catalog). */
-  load: () => Promise<ReadonlyArray<TSlice>>;
+  load?: () => Promise<ReadonlyArray<TSlice>>;
+  /**
+   * Reads what changed since the last call (a first call returns a
+   * `replace`); used instead of `load` when given.
+   */
+  loadChanges?: () => Promise<ReadonlyArray<SliceChange<TSlice>>>;
   /** Hands a change to the driver; waits while the driver's queue is full. */
   submit: (change: SliceChange<TSlice>) => Promise<void>;
   clock: SchedulerClock;
@@ -91,16 +96,20 @@ export class DesiredSliceLoader<TSlice extends ScheduledSlice> {
   }
 
   async #loadThenWait(): Promise<void> {
-    const { load, submit, clock, logger } = this.#options;
+    const { load, loadChanges, submit, clock, logger } = this.#options;
     let delayMs: number;
     this.#loading = true;
     this.#loadAgain = false;
     try {
-      const slices = await load();
+      const changes: ReadonlyArray<SliceChange<TSlice>> = loadChanges
+        ? await loadChanges()
+        : [{ type: 'replace', slices: (await load?.()) ?? [] }];
       if (this.#stopped) {
         return;
       }
-      await submit({ type: 'replace', slices });
+      for (const change of changes) {
+        await submit(change);
+      }
       this.#consecutiveFailures = 0;
       delayMs = this.#options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
     } catch (error) {

@@ -125,9 +125,14 @@ export interface SliceSchedulerOptions<TSlice extends ScheduledSlice> {
    * `Object.is`.
    */
   isUnchanged?: (previous: TSlice, next: TSlice) => boolean;
-  /** Loads the full desired set periodically, off the driver. */
+  /**
+   * Loads the desired slices periodically, off the driver: either the full
+   * set (`load`, applied as a replace) or the changes since the last load
+   * (`loadChanges`, applied in order).
+   */
   loader?: {
-    load: () => Promise<ReadonlyArray<TSlice>>;
+    load?: () => Promise<ReadonlyArray<TSlice>>;
+    loadChanges?: () => Promise<ReadonlyArray<SliceChange<TSlice>>>;
     /** Pause between successful loads. Default 60 s. */
     refreshIntervalMs?: number;
     /** First retry delay after a failure, doubling per failure. Default 30 s. */

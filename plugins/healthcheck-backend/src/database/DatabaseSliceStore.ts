@@ -1,0 +1,298 @@
+import {
+  DatabaseService,
+  resolvePackagePath,
+} from '@backstage/backend-plugin-api';
+import { Knex } from 'knex';
+import type { DesiredSlice } from '../reconciler/desiredSlices';
+import { Engine, engineOf, rowsOf } from './engine';
+import type {
+  SliceChanges,
+  SliceStore,
+  SliceWrite,
+  StoredSliceHeader,
+} from './SliceStore';
+
+const MIGRATIONS_DIR = resolvePackagePath(
+  '@vigil/plugin-healthcheck-backend',
+  'migrations',
+);
+
+const SLICES_TABLE = 'healthcheck_slices';
+const STATE_TABLE = 'healthcheck_reconcile_state';
+const FINGERPRINTS_TABLE = 'healthcheck_catalog_fingerprints';
+
+/**
+ * Rows per write statement. They travel as one JSON parameter, so no
+ * parameter limit applies; the cap keeps one statement's memory bounded.
+ */
+const WRITE_CHUNK_SIZE = 2_000;
+
+/** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
+const ID_CHUNK_SIZE = 900;
+
+/** The configHash of a paused slice: it has no run definition. */
+const PAUSED_HASH = 'paused';
+
+type SliceRow = {
+  id: string;
+  system_ref: string;
+  paused: boolean | number;
+  removed: boolean | number;
+  interval_ms: number;
+  timeout_ms: number;
+  config_hash: string;
+  definition: string | null;
+  revision: number | string;
+};
+
+/**
+ * {@link SliceStore} on the plugin's database. Every write takes the next
+ * revision from one counter row inside its transaction; on PostgreSQL that
+ * row lock orders concurrent writers, so revisions commit in order and a
+ * reader that asks for "changes after r" misses nothing.
+ *
+ * @internal
+ */
+export class DatabaseSliceStore implements SliceStore {
+  readonly #db: Knex;
+  readonly #engine: Engine;
+  readonly #now: () => number;
+
+  static async create(options: {
+    database: DatabaseService;
+    now?: () => number;
+  }): Promise<DatabaseSliceStore> {
+    const client = await options.database.getClient();
+    if (!options.database.migrations?.skip) {
+      await client.migrate.latest({ directory: MIGRATIONS_DIR });
+    }
+    return new DatabaseSliceStore(client, options.now);
+  }
+
+  constructor(db: Knex, now: () => number = Date.now) {
+    this.#db = db;
+    this.#engine = engineOf(db);
+    this.#now = now;
+  }
+
+  /** The client, for the reconcile lock's dedicated connection. */
+  get knex(): Knex {
+    return this.#db;
+  }
+
+  async listSliceHeaders(
+    options: { systemRefs?: readonly string[] } = {},
+  ): Promise<StoredSliceHeader[]> {
+    const columns = [
+      'id',
+      'system_ref',
+      'paused',
+      'interval_ms',
+      'timeout_ms',
+      'config_hash',
+    ];
+    const rows: SliceRow[] = [];
+    if (options.systemRefs) {
+      const refs = [...new Set(options.systemRefs.map(r => r.toLowerCase()))];
+      for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
+        rows.push(
+          ...(await this.#db<SliceRow>(SLICES_TABLE)
+            .whereIn('system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
+            .andWhere('removed', false)
+            .select<SliceRow[]>(columns)),
+        );
+      }
+    } else {
+      rows.push(
+        ...(await this.#db<SliceRow>(SLICES_TABLE)
+          .where('removed', false)
+          .select<SliceRow[]>(columns)),
+      );
+    }
+    return rows.map(row => ({
+      id: row.id,
+      systemRef: row.system_ref,
+      intervalMs: Number(row.interval_ms),
+      timeoutMs: Number(row.timeout_ms),
+      configHash: row.config_hash,
+    }));
+  }
+
+  async applyChanges(changes: {
+    write: readonly SliceWrite[];
+    remove: readonly string[];
+  }): Promise<{ revision: number }> {
+    if (changes.write.length === 0 && changes.remove.length === 0) {
+      return { revision: await this.#currentRevision(this.#db) };
+    }
+    const now = Math.round(this.#now());
+    return await this.#db.transaction(async tx => {
+      await tx(STATE_TABLE)
+        .where('name', 'slices')
+        .update({ revision: tx.raw('revision + 1'), updated_at: now });
+      const revision = await this.#currentRevision(tx);
+      const rows = changes.write.map(write => toRow(write, revision, now));
+      for (let at = 0; at < rows.length; at += WRITE_CHUNK_SIZE) {
+        await this.#upsertRows(tx, rows.slice(at, at + WRITE_CHUNK_SIZE));
+      }
+      for (let at = 0; at < changes.remove.length; at += ID_CHUNK_SIZE) {
+        await tx(SLICES_TABLE)
+          .whereIn('id', changes.remove.slice(at, at + ID_CHUNK_SIZE))
+          .update({
+            removed: true,
+            paused: false,
+            definition: null,
+            revision,
+            updated_at: now,
+          });
+      }
+      return { revision };
+    });
+  }
+
+  async readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }> {
+    // The revision first: rows committed after it only make the read newer,
+    // and the next read of changes re-reads them, which is harmless.
+    const revision = await this.#currentRevision(this.#db);
+    const rows = await this.#db<SliceRow>(SLICES_TABLE)
+      .where({ removed: false, paused: false })
+      .select('definition', 'revision');
+    return {
+      revision: Math.max(revision, ...rows.map(r => Number(r.revision)), 0),
+      slices: rows.map(row => JSON.parse(row.definition!) as DesiredSlice),
+    };
+  }
+
+  async readChangesSince(since: number): Promise<SliceChanges> {
+    const revision = await this.#currentRevision(this.#db);
+    const changes: SliceChanges = { revision, upserted: [], stopped: [] };
+    if (revision <= since) {
+      return changes;
+    }
+    const rows = await this.#db<SliceRow>(SLICES_TABLE)
+      .where('revision', '>', since)
+      .select('id', 'paused', 'removed', 'definition', 'revision');
+    for (const row of rows) {
+      changes.revision = Math.max(changes.revision, Number(row.revision));
+      if (row.removed || row.paused || row.definition === null) {
+        changes.stopped.push(row.id);
+      } else {
+        changes.upserted.push(JSON.parse(row.definition) as DesiredSlice);
+      }
+    }
+    return changes;
+  }
+
+  async pruneRemoved(before: number): Promise<number> {
+    return await this.#db(SLICES_TABLE)
+      .where('removed', true)
+      .andWhere('updated_at', '<', Math.round(before))
+      .delete();
+  }
+
+  async readFingerprints(): Promise<Map<string, string>> {
+    const rows = await this.#db<{ system_ref: string; fingerprint: string }>(
+      FINGERPRINTS_TABLE,
+    ).select('system_ref', 'fingerprint');
+    return new Map(rows.map(row => [row.system_ref, row.fingerprint]));
+  }
+
+  async writeFingerprints(
+    fingerprints: ReadonlyMap<string, string | undefined>,
+  ): Promise<void> {
+    const upserts: Array<{ system_ref: string; fingerprint: string }> = [];
+    const deletes: string[] = [];
+    for (const [systemRef, fingerprint] of fingerprints) {
+      if (fingerprint === undefined) {
+        deletes.push(systemRef);
+      } else {
+        upserts.push({ system_ref: systemRef, fingerprint });
+      }
+    }
+    await this.#db.transaction(async tx => {
+      // Two columns a row: 450 rows stay below SQLite's parameter limit.
+      for (let at = 0; at < upserts.length; at += ID_CHUNK_SIZE / 2) {
+        await tx(FINGERPRINTS_TABLE)
+          .insert(upserts.slice(at, at + ID_CHUNK_SIZE / 2))
+          .onConflict('system_ref')
+          .merge(['fingerprint']);
+      }
+      for (let at = 0; at < deletes.length; at += ID_CHUNK_SIZE) {
+        await tx(FINGERPRINTS_TABLE)
+          .whereIn('system_ref', deletes.slice(at, at + ID_CHUNK_SIZE))
+          .delete();
+      }
+    });
+  }
+
+  async #currentRevision(db: Knex): Promise<number> {
+    const row = await db(STATE_TABLE)
+      .where('name', 'slices')
+      .first<{ revision: number | string } | undefined>('revision');
+    return Number(row?.revision ?? 0);
+  }
+
+  /** One statement per chunk: the rows travel as one JSON array. */
+  async #upsertRows(tx: Knex.Transaction, rows: ReturnType<typeof toRow>[]) {
+    const columns = Object.keys(rows[0]);
+    const source =
+      this.#engine === 'postgres'
+        ? `json_to_recordset(?::json) AS s(
+             id text, check_id text, system_ref text, environment text,
+             paused boolean, removed boolean, interval_ms integer,
+             timeout_ms integer, config_hash text, definition text,
+             revision bigint, updated_at bigint)`
+        : `(SELECT ${columns
+            .map(c => `value ->> '$.${c}' AS ${c}`)
+            .join(', ')} FROM json_each(?)) AS s`;
+    const updates = columns
+      .filter(c => c !== 'id')
+      .map(c => `${c} = excluded.${c}`)
+      .join(', ');
+    // `WHERE true` settles an SQLite parsing ambiguity before ON CONFLICT.
+    const result = await tx.raw(
+      `INSERT INTO ${SLICES_TABLE} (${columns.join(', ')})
+       SELECT ${columns.map(c => `s.${c}`).join(', ')} FROM ${source}
+       WHERE true
+       ON CONFLICT (id) DO UPDATE SET ${updates}`,
+      [JSON.stringify(rows)],
+    );
+    return rowsOf(result).length;
+  }
+}
+
+function toRow(write: SliceWrite, revision: number, now: number) {
+  const { slice } = write;
+  return {
+    id: slice.id,
+    check_id: slice.checkId,
+    system_ref: slice.systemRef.toLowerCase(),
+    environment: slice.environment,
+    paused: write.paused,
+    removed: false,
+    interval_ms: write.paused ? 0 : write.slice.intervalMs,
+    timeout_ms: write.paused ? 0 : write.slice.timeoutMs,
+    config_hash: write.paused ? PAUSED_HASH : write.slice.configHash,
+    definition: write.paused ? null : JSON.stringify(write.slice),
+    revision,
+    updated_at: now,
+  };
+}
+
+/**
+ * The planner's view of a paused slice: it has no timing, and its hash
+ * differs from any running version, so pausing and resuming are reschedules.
+ * @internal
+ */
+export function pausedHeader(slice: {
+  id: string;
+  systemRef: string;
+}): StoredSliceHeader {
+  return {
+    id: slice.id,
+    systemRef: slice.systemRef,
+    intervalMs: 0,
+    timeoutMs: 0,
+    configHash: PAUSED_HASH,
+  };
+}

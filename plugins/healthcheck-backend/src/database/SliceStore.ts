@@ -1,0 +1,77 @@
+import type { DesiredSlice } from '../reconciler/desiredSlices';
+
+/**
+ * What the planner needs of a stored slice: its timing and config hash, not
+ * its definition.
+ * @internal
+ */
+export interface StoredSliceHeader {
+  id: string;
+  systemRef: string;
+  intervalMs: number;
+  timeoutMs: number;
+  configHash: string;
+}
+
+/**
+ * A slice to write: running (with its definition) or paused (without).
+ * @internal
+ */
+export type SliceWrite =
+  | { paused: false; slice: DesiredSlice }
+  | {
+      paused: true;
+      slice: Pick<DesiredSlice, 'id' | 'checkId' | 'systemRef' | 'environment'>;
+    };
+
+/**
+ * What changed in the stored slices after some revision.
+ * @internal
+ */
+export interface SliceChanges {
+  /** The revision the changes bring a reader up to. */
+  revision: number;
+  /** Slices to run, new or changed. */
+  upserted: DesiredSlice[];
+  /** Slices that no longer run: removed, or paused. */
+  stopped: string[];
+}
+
+/**
+ * The durable desired-slice set the reconciler writes and every instance's
+ * scheduler loads.
+ * @internal
+ */
+export interface SliceStore {
+  /** Headers of the slices that exist (running or paused), optionally of some systems only. */
+  listSliceHeaders(options?: {
+    systemRefs?: readonly string[];
+  }): Promise<StoredSliceHeader[]>;
+
+  /**
+   * Writes one reconcile's outcome atomically: upserts `write`, removes
+   * `remove`, under one new revision. Writes nothing and keeps the revision
+   * when both are empty.
+   */
+  applyChanges(changes: {
+    write: readonly SliceWrite[];
+    remove: readonly string[];
+  }): Promise<{ revision: number }>;
+
+  /** The running slices and the revision they are as of. */
+  readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }>;
+
+  /** What changed after `revision`. */
+  readChangesSince(revision: number): Promise<SliceChanges>;
+
+  /** Deletes tombstones of slices removed before `before` (epoch ms). */
+  pruneRemoved(before: number): Promise<number>;
+
+  /** The stored catalog fingerprints, by system ref. */
+  readFingerprints(): Promise<Map<string, string>>;
+
+  /** Replaces the fingerprints of the given systems; `undefined` deletes one. */
+  writeFingerprints(
+    fingerprints: ReadonlyMap<string, string | undefined>,
+  ): Promise<void>;
+}

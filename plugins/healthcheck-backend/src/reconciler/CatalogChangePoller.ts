@@ -1,0 +1,119 @@
+import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
+import { CatalogService } from '@backstage/plugin-catalog-node';
+import { HEALTHCHECK_KIND } from '@vigil/plugin-healthcheck-common';
+import type { SliceStore } from '../database/SliceStore';
+import {
+  catalogFingerprints,
+  compareFingerprints,
+  ENVIRONMENTS_KEY,
+} from './catalogFingerprints';
+import type { Reconciler } from './Reconciler';
+
+/** Above this many changed systems one full pass is cheaper than scoped ones. */
+const DEFAULT_FULL_PASS_ABOVE = 500;
+
+const VERSION_FIELDS = [
+  'kind',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.etag',
+  'metadata.annotations',
+];
+
+/**
+ * What a poll found and did.
+ * @internal
+ */
+export interface CatalogPollOutcome {
+  pass: 'none' | 'scoped' | 'full';
+  changedSystems: string[];
+}
+
+/**
+ * Detects catalog changes that affect slices (Backstage 1.55's catalog emits
+ * no change events) by comparing per-system fingerprints of entity etags
+ * with the ones stored at the last poll, and reconciles only the systems
+ * that changed. The stored fingerprints make it work from whichever
+ * instance runs the poll.
+ * @internal
+ */
+export class CatalogChangePoller {
+  readonly #catalog: CatalogService;
+  readonly #auth: AuthService;
+  readonly #logger: LoggerService;
+  readonly #slices: SliceStore;
+  readonly #reconciler: Reconciler;
+  readonly #fullPassAbove: number;
+
+  constructor(options: {
+    catalog: CatalogService;
+    auth: AuthService;
+    logger: LoggerService;
+    slices: SliceStore;
+    reconciler: Reconciler;
+    fullPassAbove?: number;
+  }) {
+    this.#catalog = options.catalog;
+    this.#auth = options.auth;
+    this.#logger = options.logger;
+    this.#slices = options.slices;
+    this.#reconciler = options.reconciler;
+    this.#fullPassAbove = options.fullPassAbove ?? DEFAULT_FULL_PASS_ABOVE;
+  }
+
+  async poll(): Promise<CatalogPollOutcome> {
+    const next = catalogFingerprints(await this.#readSnapshot());
+    const previous = await this.#slices.readFingerprints();
+    const { environmentsChanged, changedSystems } = compareFingerprints(
+      previous,
+      next,
+    );
+    if (!environmentsChanged && changedSystems.length === 0) {
+      return { pass: 'none', changedSystems };
+    }
+    const update = new Map<string, string | undefined>();
+    let pass: CatalogPollOutcome['pass'];
+    if (environmentsChanged || changedSystems.length > this.#fullPassAbove) {
+      const outcome = await this.#reconciler.reconcileAll();
+      if (!outcome.ran) {
+        // Another pass is converging; look again at the next poll.
+        return { pass: 'none', changedSystems };
+      }
+      pass = 'full';
+      update.set(ENVIRONMENTS_KEY, next.get(ENVIRONMENTS_KEY));
+    } else {
+      pass = 'scoped';
+    }
+    if (pass === 'scoped') {
+      await this.#reconciler.reconcileSystems(changedSystems);
+    }
+    for (const systemRef of changedSystems) {
+      update.set(systemRef, next.get(systemRef));
+    }
+    await this.#slices.writeFingerprints(update);
+    this.#logger.debug(
+      `Catalog changes in ${changedSystems.length} systems${
+        environmentsChanged ? ' and in the Environment entities' : ''
+      }: ${pass} pass`,
+    );
+    return { pass, changedSystems };
+  }
+
+  async #readSnapshot() {
+    const credentials = await this.#auth.getOwnServiceCredentials();
+    const read = (filter: Record<string, string>[], fields: string[]) =>
+      this.#catalog
+        .getEntities({ filter, fields }, { credentials })
+        .then(response => response.items);
+    const [systems, members, healthChecks, environments] = await Promise.all([
+      read([{ kind: 'System' }], VERSION_FIELDS),
+      read(
+        [{ kind: 'Component' }, { kind: 'Resource' }],
+        [...VERSION_FIELDS, 'spec.system'],
+      ),
+      read([{ kind: HEALTHCHECK_KIND }], [...VERSION_FIELDS, 'spec']),
+      read([{ kind: 'Environment' }], VERSION_FIELDS),
+    ]);
+    return { systems, members, healthChecks, environments };
+  }
+}

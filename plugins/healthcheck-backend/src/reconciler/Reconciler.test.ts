@@ -1,0 +1,442 @@
+import {
+  mockServices,
+  TestDatabaseId,
+  TestDatabases,
+} from '@backstage/backend-test-utils';
+import { decodeSliceId, encodeSliceId } from '@vigil/plugin-healthcheck-common';
+import knexFactory, { Knex } from 'knex';
+import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
+import { FakeClock } from '../scheduler/__testUtils__/FakeClock';
+import { SliceScheduler } from '../scheduler';
+import type { DueTick } from '../scheduler';
+import { CatalogChangePoller } from './CatalogChangePoller';
+import { createStoredSliceLoader } from './createStoredSliceLoader';
+import type { DesiredSlice } from './desiredSlices';
+import { readDemoCatalog } from './__testUtils__/demoCatalog';
+import { mutableCatalog } from './__testUtils__/mutableCatalog';
+import {
+  AdvisoryReconcileLock,
+  createReconcileLock,
+  InProcessReconcileLock,
+} from './ReconcileLock';
+import { Reconciler } from './Reconciler';
+
+jest.setTimeout(60_000);
+
+const PAYMENTS_CHECK = 'healthcheck:default/payments-health';
+const CHECKOUT_CHECK = 'healthcheck:default/checkout-health';
+const SSO_CHECK = 'healthcheck:default/legacy-sso-login';
+
+function checkOf(row: { id: string }): string {
+  return decodeSliceId(row.id).checkId;
+}
+
+type SliceRow = {
+  id: string;
+  system_ref: string;
+  paused: boolean | number;
+  removed: boolean | number;
+  interval_ms: number;
+  revision: number | string;
+};
+
+describe('Reconciler', () => {
+  const databases = TestDatabases.create({ ids: requiredTestDatabases() });
+  const extraClients: Knex[] = [];
+
+  afterAll(async () => {
+    await Promise.all(extraClients.map(client => client.destroy()));
+  });
+
+  async function setup(databaseId: TestDatabaseId) {
+    const knex = await databases.init(databaseId);
+    const slices = await DatabaseSliceStore.create({
+      database: mockServices.database({ knex, migrations: { skip: false } }),
+    });
+    const catalog = mutableCatalog(readDemoCatalog());
+    const apiChecks: Array<{ id: string; spec: object }> = [];
+    const reconciler = new Reconciler({
+      catalog: catalog.catalog,
+      auth: mockServices.auth(),
+      logger: mockServices.logger.mock(),
+      listStoredChecks: async () => apiChecks,
+      slices,
+      lock: createReconcileLock(knex),
+    });
+    const poller = new CatalogChangePoller({
+      catalog: catalog.catalog,
+      auth: mockServices.auth(),
+      logger: mockServices.logger.mock(),
+      slices,
+      reconciler,
+    });
+    const rows = async () =>
+      (await knex<SliceRow>('healthcheck_slices').orderBy('id')).map(row => ({
+        id: row.id,
+        systemRef: row.system_ref,
+        paused: Boolean(row.paused),
+        removed: Boolean(row.removed),
+        intervalMs: Number(row.interval_ms),
+        revision: Number(row.revision),
+      }));
+    const live = async () => (await rows()).filter(row => !row.removed);
+    return { knex, slices, catalog, apiChecks, reconciler, poller, rows, live };
+  }
+
+  it.each(databases.eachSupportedId())(
+    'writes every slice of the demo catalog in a full pass, and nothing in a second one, on %p',
+    async databaseId => {
+      const { reconciler, live } = await setup(databaseId);
+
+      const first = await reconciler.reconcileAll();
+      expect(first).toMatchObject({
+        ran: true,
+        scheduled: 17,
+        rescheduled: 0,
+        cancelled: 0,
+      });
+      const stored = await live();
+      expect(stored.filter(row => !row.paused)).toHaveLength(16);
+      expect(stored.filter(row => row.paused).map(row => row.id)).toEqual([
+        expect.stringContaining('legacy-sso-login'),
+      ]);
+
+      const second = await reconciler.reconcileAll();
+      expect(second).toMatchObject({
+        scheduled: 0,
+        rescheduled: 0,
+        cancelled: 0,
+        revision: first.revision,
+      });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'touches only the named system in a scoped pass, on %p',
+    async databaseId => {
+      const { reconciler, catalog, rows } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      const before = await rows();
+      // Both payments and checkout change in the catalog; only payments is reconciled.
+      catalog.edit(PAYMENTS_CHECK, e => {
+        e.spec!.timeout = '3s';
+      });
+      catalog.edit(CHECKOUT_CHECK, e => {
+        e.spec!.timeout = '3s';
+      });
+
+      const outcome = await reconciler.reconcileSystems([
+        'system:default/Payments',
+      ]);
+
+      expect(outcome).toMatchObject({
+        scope: ['system:default/payments'],
+        scheduled: 0,
+        rescheduled: 2,
+        cancelled: 0,
+      });
+      const after = await rows();
+      const changed = after.filter(
+        row => before.find(b => b.id === row.id)?.revision !== row.revision,
+      );
+      expect(changed.map(row => row.systemRef)).toEqual([
+        'system:default/payments',
+        'system:default/payments',
+      ]);
+      expect(
+        after.filter(row => row.systemRef === 'system:default/checkout'),
+      ).toEqual(
+        before.filter(row => row.systemRef === 'system:default/checkout'),
+      );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'removes orphans in a full pass but leaves them to it in a scoped pass of another system, on %p',
+    async databaseId => {
+      const { reconciler, slices, live } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      const key = {
+        checkId: 'gone',
+        systemRef: 'system:default/vanished',
+        environment: 'production',
+      };
+      const orphan = { id: encodeSliceId(key), ...key };
+      await slices.applyChanges({
+        write: [{ paused: true, slice: orphan }],
+        remove: [],
+      });
+
+      await reconciler.reconcileSystems(['system:default/payments']);
+      expect((await live()).map(row => row.id)).toContain(orphan.id);
+
+      const outcome = await reconciler.reconcileAll();
+      expect(outcome).toMatchObject({ cancelled: 1, scheduled: 0 });
+      expect((await live()).map(row => row.id)).not.toContain(orphan.id);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'moves a slice to its new interval without a double fire when the check changes its interval, on %p',
+    async databaseId => {
+      const { reconciler, slices, catalog } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      const loader = createStoredSliceLoader({ slices });
+      const clock = new FakeClock(Date.UTC(2026, 11, 1, 12, 0, 0));
+      const fired: Array<DueTick<DesiredSlice>> = [];
+      const scheduler = SliceScheduler.create<DesiredSlice>({
+        logger: mockServices.logger.mock(),
+        clock,
+        executor: batch => {
+          fired.push(...batch);
+        },
+      });
+      scheduler.start();
+      const load = async () => {
+        for (const change of await loader.loadChanges()) {
+          await scheduler.submit(change);
+        }
+        await clock.advance(0);
+      };
+      await load();
+      await clock.advance(60_000);
+
+      catalog.edit(PAYMENTS_CHECK, e => {
+        e.spec!.interval = '30s';
+      });
+      const outcome = await reconciler.reconcileSystems([
+        'system:default/payments',
+      ]);
+      expect(outcome).toMatchObject({
+        rescheduled: 2,
+        scheduled: 0,
+        cancelled: 0,
+      });
+      const editedAt = clock.now();
+      await load();
+      await clock.advance(120_000);
+      await scheduler.stop();
+
+      const production = fired.filter(
+        tick =>
+          tick.slice.checkId === PAYMENTS_CHECK &&
+          tick.slice.environment === 'production',
+      );
+      const times = production.map(tick => tick.scheduledAt);
+      expect(new Set(times).size).toBe(times.length);
+      const afterEdit = times.filter(t => t > editedAt);
+      // The first tick on the new grid keeps at least half an interval
+      // from the last one on the old grid; then every 30 s.
+      const lastBefore = Math.max(...times.filter(t => t <= editedAt));
+      expect(afterEdit[0] - lastBefore).toBeGreaterThanOrEqual(15_000);
+      for (let i = 1; i < afterEdit.length; i++) {
+        expect(afterEdit[i] - afterEdit[i - 1]).toBe(30_000);
+      }
+      expect(afterEdit.length).toBeGreaterThanOrEqual(3);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'stops the slices of a paused check and starts them again on resume, on %p',
+    async databaseId => {
+      const { reconciler, slices, catalog, live } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      const loader = createStoredSliceLoader({ slices });
+      await loader.loadChanges();
+
+      catalog.edit(PAYMENTS_CHECK, e => {
+        e.spec!.paused = true;
+      });
+      await reconciler.reconcileSystems(['system:default/payments']);
+      const paused = await loader.loadChanges();
+      expect(paused).toEqual([
+        {
+          type: 'cancel',
+          sliceIds: expect.arrayContaining([
+            expect.stringContaining('payments-health'),
+          ]),
+        },
+      ]);
+      expect(
+        (await live()).filter(row => row.id.includes('payments-health')),
+      ).toEqual([
+        expect.objectContaining({ paused: true }),
+        expect.objectContaining({ paused: true }),
+      ]);
+
+      catalog.edit(PAYMENTS_CHECK, e => {
+        e.spec!.paused = false;
+      });
+      await reconciler.reconcileSystems(['system:default/payments']);
+      const resumed = await loader.loadChanges();
+      expect(resumed).toEqual([
+        {
+          type: 'upsert',
+          slices: [
+            expect.objectContaining({ checkId: PAYMENTS_CHECK }),
+            expect.objectContaining({ checkId: PAYMENTS_CHECK }),
+          ],
+        },
+      ]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'follows a system that gains and loses an environment through a member, found by polling, on %p',
+    async databaseId => {
+      const { poller, catalog, live } = await setup(databaseId);
+      expect(await poller.poll()).toMatchObject({ pass: 'full' });
+      expect(await poller.poll()).toEqual({ pass: 'none', changedSystems: [] });
+      const environmentsOf = async (system: string) =>
+        (await live())
+          .filter(row => row.systemRef === system)
+          .map(row => row.id.split(':').pop())
+          .sort();
+      expect(await environmentsOf('system:default/payments')).toEqual([
+        'production',
+        'staging',
+        'staging',
+      ]);
+
+      catalog.edit('component:default/payments-service', e => {
+        e.metadata.annotations = {
+          ...e.metadata.annotations,
+          'vigil.dev/environment': 'canary',
+        };
+      });
+      expect(await poller.poll()).toEqual({
+        pass: 'scoped',
+        changedSystems: ['system:default/payments'],
+      });
+      // card-network-sandbox runs in staging only.
+      expect(await environmentsOf('system:default/payments')).toEqual([
+        'canary',
+        'production',
+        'staging',
+        'staging',
+      ]);
+
+      catalog.edit('component:default/payments-service', e => {
+        delete e.metadata.annotations!['vigil.dev/environment'];
+      });
+      await poller.poll();
+      expect(await environmentsOf('system:default/payments')).toEqual([
+        'production',
+        'staging',
+        'staging',
+      ]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'removes the slices of a HealthCheck whose file was deleted from its location, on %p',
+    async databaseId => {
+      const { poller, catalog, live } = await setup(databaseId);
+      await poller.poll();
+      const platform = 'healthcheck:default/platform-health';
+      expect(
+        (await live()).filter(row => checkOf(row) === platform),
+      ).toHaveLength(4);
+
+      catalog.remove(platform);
+      expect(await poller.poll()).toEqual({
+        pass: 'scoped',
+        changedSystems: ['system:default/identity', 'system:default/messaging'],
+      });
+
+      const remaining = await live();
+      expect(remaining.filter(row => checkOf(row) === platform)).toEqual([]);
+      expect(remaining.filter(row => checkOf(row) === SSO_CHECK)).toHaveLength(
+        1,
+      );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'converges a check created through the API in a scoped pass of its systems, on %p',
+    async databaseId => {
+      const { reconciler, apiChecks, live } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      apiChecks.push({
+        id: 'orders-latency',
+        spec: {
+          type: 'http',
+          target:
+            'http://127.0.0.1:7010/{{ environment.name }}/checkout/health',
+          interval: '20s',
+          systems: ['system:default/checkout'],
+        },
+      });
+      const outcome = await reconciler.reconcileSystems([
+        'system:default/checkout',
+      ]);
+      expect(outcome).toMatchObject({ scheduled: 3, cancelled: 0 });
+      expect(
+        (await live())
+          .filter(row => checkOf(row) === 'orders-latency')
+          .map(row => row.intervalMs),
+      ).toEqual([20_000, 20_000, 20_000]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'lets one pass at a time through: a full pass stands down, a scoped one waits, on %p',
+    async databaseId => {
+      const { knex, slices, catalog } = await setup(databaseId);
+      // The holder is another process on PostgreSQL (its own pool), and
+      // the same lock object in-process on SQLite.
+      const config = knex.client.config as Knex.Config;
+      let holderLock;
+      let ownLock;
+      if (config.client === 'pg') {
+        const other = knexFactory({
+          client: 'pg',
+          connection: config.connection,
+          pool: { min: 0, max: 2 },
+        });
+        extraClients.push(other);
+        holderLock = new AdvisoryReconcileLock(other);
+        ownLock = new AdvisoryReconcileLock(knex);
+      } else {
+        holderLock = ownLock = new InProcessReconcileLock();
+      }
+      const reconciler = new Reconciler({
+        catalog: catalog.catalog,
+        auth: mockServices.auth(),
+        logger: mockServices.logger.mock(),
+        listStoredChecks: async () => [],
+        slices,
+        lock: ownLock,
+      });
+      let release!: () => void;
+      const held = new Promise<void>(resolve => {
+        release = resolve;
+      });
+      let holding!: () => void;
+      const isHolding = new Promise<void>(resolve => {
+        holding = resolve;
+      });
+      const holder = holderLock.with(async () => {
+        holding();
+        await held;
+      });
+      await isHolding;
+
+      expect(await reconciler.reconcileAll()).toMatchObject({ ran: false });
+      let scopedDone = false;
+      const scoped = reconciler
+        .reconcileSystems(['system:default/payments'])
+        .then(outcome => {
+          scopedDone = true;
+          return outcome;
+        });
+      await new Promise(resolve => setTimeout(resolve, 300));
+      expect(scopedDone).toBe(false);
+
+      release();
+      await holder;
+      expect(await scoped).toMatchObject({ ran: true, scheduled: 3 });
+    },
+  );
+});

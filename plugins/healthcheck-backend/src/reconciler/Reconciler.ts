@@ -1,0 +1,189 @@
+import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
+import { stringifyEntityRef, parseEntityRef } from '@backstage/catalog-model';
+import { CatalogService } from '@backstage/plugin-catalog-node';
+import { pausedHeader } from '../database/DatabaseSliceStore';
+import type {
+  SliceStore,
+  SliceWrite,
+  StoredSliceHeader,
+} from '../database/SliceStore';
+import type { DesiredSlice, PausedSlice } from './desiredSlices';
+import { LoadedDesiredSlices, loadDesiredSlices } from './loadDesiredSlices';
+import { planReconcile } from './planReconcile';
+import type { ReconcileLock } from './ReconcileLock';
+
+/**
+ * What one pass did.
+ * @internal
+ */
+export interface ReconcileOutcome {
+  /** `full`, or the systems a scoped pass covered. */
+  scope: 'full' | string[];
+  /** False when another pass held the lock and this full pass stood down. */
+  ran: boolean;
+  scheduled: number;
+  rescheduled: number;
+  cancelled: number;
+  /** The slice revision after the pass. */
+  revision: number;
+}
+
+/**
+ * The convergence reconciler: reads what should exist (catalog and stored
+ * checks), compares it with the stored desired slices, and writes the
+ * difference, one pass at a time across all instances. A full pass covers
+ * every system and sweeps orphans; a scoped pass touches only the slices of
+ * the systems it names.
+ *
+ * @internal
+ */
+export class Reconciler {
+  readonly #catalog: CatalogService;
+  readonly #auth: AuthService;
+  readonly #logger: LoggerService;
+  readonly #listStoredChecks: () => Promise<
+    Array<{ id: string; spec: object }>
+  >;
+  readonly #slices: SliceStore;
+  readonly #lock: ReconcileLock;
+  #lastProblems = '';
+
+  constructor(options: {
+    catalog: CatalogService;
+    auth: AuthService;
+    logger: LoggerService;
+    listStoredChecks: () => Promise<Array<{ id: string; spec: object }>>;
+    slices: SliceStore;
+    lock: ReconcileLock;
+  }) {
+    this.#catalog = options.catalog;
+    this.#auth = options.auth;
+    this.#logger = options.logger;
+    this.#listStoredChecks = options.listStoredChecks;
+    this.#slices = options.slices;
+    this.#lock = options.lock;
+  }
+
+  /**
+   * Converges every slice. Stands down when another pass holds the lock:
+   * the periodic full pass will come round again.
+   */
+  async reconcileAll(): Promise<ReconcileOutcome> {
+    const attempt = await this.#lock.tryWith(async () => {
+      const loaded = await this.#load(undefined);
+      const current = await this.#slices.listSliceHeaders();
+      return await this.#apply('full', loaded, current);
+    });
+    if (!attempt.ran) {
+      this.#logger.debug('Full reconcile skipped: another pass holds the lock');
+      return {
+        scope: 'full',
+        ran: false,
+        scheduled: 0,
+        rescheduled: 0,
+        cancelled: 0,
+        revision: -1,
+      };
+    }
+    return attempt.value;
+  }
+
+  /**
+   * Converges the slices of the given systems (entity refs, any case) and
+   * leaves every other slice alone. Waits for a pass in progress.
+   */
+  async reconcileSystems(
+    systemRefs: readonly string[],
+  ): Promise<ReconcileOutcome> {
+    const refs = [
+      ...new Set(
+        systemRefs.flatMap(ref => {
+          try {
+            return [stringifyEntityRef(parseEntityRef(ref)).toLowerCase()];
+          } catch {
+            return []; // names no system, so it has no slices either
+          }
+        }),
+      ),
+    ].sort();
+    return await this.#lock.with(async () => {
+      const loaded = await this.#load(refs);
+      const current = await this.#slices.listSliceHeaders({ systemRefs: refs });
+      return await this.#apply(refs, loaded, current);
+    });
+  }
+
+  async #load(systemRefs: string[] | undefined) {
+    const loaded = await loadDesiredSlices({
+      catalog: this.#catalog,
+      credentials: await this.#auth.getOwnServiceCredentials(),
+      listStoredChecks: this.#listStoredChecks,
+      systemRefs,
+    });
+    if (!systemRefs) {
+      this.#reportProblems(loaded);
+    }
+    return loaded;
+  }
+
+  async #apply(
+    scope: 'full' | string[],
+    loaded: LoadedDesiredSlices,
+    current: StoredSliceHeader[],
+  ): Promise<ReconcileOutcome> {
+    const desired: Array<StoredSliceHeader & { write: SliceWrite }> = [
+      ...loaded.slices.map((slice: DesiredSlice) => ({
+        ...slice,
+        write: { paused: false as const, slice },
+      })),
+      ...loaded.paused.map((slice: PausedSlice) => ({
+        ...pausedHeader(slice),
+        write: { paused: true as const, slice },
+      })),
+    ];
+    // Scoped passes read only their systems' slices, so the planner's own
+    // scope filter would find nothing more to leave out.
+    const plan = planReconcile({ desired, current });
+    const { revision } = await this.#slices.applyChanges({
+      write: [
+        ...plan.toSchedule.map(s => s.write),
+        ...plan.toReschedule.map(r => r.slice.write),
+      ],
+      remove: plan.toCancel.map(s => s.id),
+    });
+    const outcome: ReconcileOutcome = {
+      scope,
+      ran: true,
+      scheduled: plan.toSchedule.length,
+      rescheduled: plan.toReschedule.length,
+      cancelled: plan.toCancel.length,
+      revision,
+    };
+    const changed = outcome.scheduled + outcome.rescheduled + outcome.cancelled;
+    this.#logger[changed > 0 ? 'info' : 'debug'](
+      `Reconciled ${scope === 'full' ? 'all systems' : scope.join(', ')}: ${
+        outcome.scheduled
+      } new, ${outcome.rescheduled} changed, ${
+        outcome.cancelled
+      } removed slices; ${desired.length} in scope`,
+    );
+    return outcome;
+  }
+
+  /** What a full pass found wrong, logged when it changes. */
+  #reportProblems(loaded: LoadedDesiredSlices) {
+    const problems = [
+      ...loaded.environmentProblems.map(p => p.message),
+      ...loaded.unresolvedSystems.map(
+        u =>
+          `check ${u.checkId} names ${u.systemRef}, which is not in the catalog`,
+      ),
+    ].join('\n');
+    if (problems !== this.#lastProblems) {
+      this.#lastProblems = problems;
+      if (problems) {
+        this.#logger.warn(`Reconcile found problems:\n${problems}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { ConfigReader } from '@backstage/config';
+import { readReconcileSettings } from './reconcileSettings';
+
+describe('readReconcileSettings', () => {
+  it('runs a full pass every 5 minutes and polls the catalog every 30 s unless told otherwise', () => {
+    expect(readReconcileSettings(new ConfigReader({}))).toEqual({
+      intervalMs: 300_000,
+      catalogPollIntervalMs: 30_000,
+      tombstoneRetentionMs: 3_600_000,
+    });
+  });
+
+  it('reads both periods as durations', () => {
+    const config = new ConfigReader({
+      healthcheck: {
+        reconcile: { interval: '1m', catalogPollInterval: '10s' },
+      },
+    });
+    expect(readReconcileSettings(config)).toMatchObject({
+      intervalMs: 60_000,
+      catalogPollIntervalMs: 10_000,
+    });
+  });
+
+  it('names the key and the value of a duration it cannot read', () => {
+    const config = new ConfigReader({
+      healthcheck: { reconcile: { catalogPollInterval: 'soon' } },
+    });
+    expect(() => readReconcileSettings(config)).toThrow(
+      /Invalid healthcheck\.reconcile\.catalogPollInterval 'soon': /,
+    );
+  });
+});

@@ -1,0 +1,53 @@
+import { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
+import type { SliceStore } from '../database/SliceStore';
+import type { CatalogChangePoller } from './CatalogChangePoller';
+import type { Reconciler } from './Reconciler';
+import type { ReconcileSettings } from './reconcileSettings';
+
+/**
+ * Registers the reconciler's periodic work with Backstage's scheduler, in
+ * global scope so one instance at a time runs each: the full pass (at
+ * start, then every `intervalMs`; it also prunes old tombstones) and the
+ * catalog poll.
+ * @internal
+ */
+export async function scheduleReconcileTasks(options: {
+  scheduler: SchedulerService;
+  logger: LoggerService;
+  settings: ReconcileSettings;
+  reconciler: Reconciler;
+  poller: CatalogChangePoller;
+  slices: SliceStore;
+  now?: () => number;
+}): Promise<void> {
+  const { scheduler, logger, settings, reconciler, poller, slices } = options;
+  const now = options.now ?? Date.now;
+  await scheduler.scheduleTask({
+    id: 'healthcheck-full-reconcile',
+    scope: 'global',
+    frequency: { milliseconds: settings.intervalMs },
+    timeout: { milliseconds: Math.max(settings.intervalMs, 10 * 60_000) },
+    initialDelay: { seconds: 0 },
+    fn: async () => {
+      await reconciler.reconcileAll();
+      const pruned = await slices.pruneRemoved(
+        now() - settings.tombstoneRetentionMs,
+      );
+      if (pruned > 0) {
+        logger.debug(`Pruned ${pruned} tombstones of removed slices`);
+      }
+    },
+  });
+  await scheduler.scheduleTask({
+    id: 'healthcheck-catalog-changes',
+    scope: 'global',
+    frequency: { milliseconds: settings.catalogPollIntervalMs },
+    timeout: {
+      milliseconds: Math.max(settings.catalogPollIntervalMs, 5 * 60_000),
+    },
+    initialDelay: { milliseconds: settings.catalogPollIntervalMs },
+    fn: async () => {
+      await poller.poll();
+    },
+  });
+}
