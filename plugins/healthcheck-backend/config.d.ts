@@ -42,6 +42,20 @@ export interface Config {
       catalogPollInterval?: string;
     };
 
+    /** Backend instances sharing one PostgreSQL database. */
+    instances?: {
+      /**
+       * Between heartbeats, which also refresh this instance's view of the
+       * live instances. Default 5s.
+       */
+      heartbeatInterval?: string;
+      /**
+       * An instance silent this long is dead, and the others take its
+       * slices over. At least two heartbeats. Default 15s.
+       */
+      ttl?: string;
+    };
+
     /** The in-process scheduler of this backend instance. */
     scheduler?: {
       /**

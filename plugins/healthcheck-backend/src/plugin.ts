@@ -6,14 +6,8 @@ import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { healthcheckPermissions } from '@vigil/plugin-healthcheck-common';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
-import {
-  createTickClaims,
-  DatabaseClaimStore,
-  InstanceMembership,
-  TickClaimer,
-} from './claims';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
-import { ProbeEngine } from './executor/ProbeEngine';
+import { createProbingInstance } from './executor/createProbingInstance';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeSecrets } from './probes/secrets';
@@ -22,7 +16,6 @@ import { DatabaseSliceStore } from './database/DatabaseSliceStore';
 import {
   CatalogChangePoller,
   createReconcileLock,
-  createStoredSliceLoader,
   readReconcileSettings,
   Reconciler,
   scheduleReconcileTasks,
@@ -80,17 +73,6 @@ export const healthcheckPlugin = createBackendPlugin({
           probeTypes.add(probeType);
         }
         const store = await DatabaseHealthcheckStore.create({ database });
-        const claimStore = await DatabaseClaimStore.create({ database });
-        const membership = await InstanceMembership.start({
-          store: claimStore,
-          logger,
-        });
-        const claimer = new TickClaimer({
-          store: claimStore,
-          membership,
-          logger,
-          metrics,
-        });
         const slices = await DatabaseSliceStore.create({ database });
         const reconciler = new Reconciler({
           catalog,
@@ -100,13 +82,13 @@ export const healthcheckPlugin = createBackendPlugin({
           slices,
           lock: createReconcileLock(slices.knex),
         });
-        const engine = ProbeEngine.fromConfig({
+        const probing = await createProbingInstance({
           config,
           logger,
+          database,
+          slices,
           probeTypes,
           metrics,
-          loader: createStoredSliceLoader({ slices }),
-          claims: createTickClaims({ claimer, store: claimStore, membership }),
         });
         await scheduleReconcileTasks({
           scheduler,
@@ -122,11 +104,8 @@ export const healthcheckPlugin = createBackendPlugin({
           }),
           slices,
         });
-        lifecycle.addStartupHook(() => engine.start());
-        lifecycle.addShutdownHook(async () => {
-          await engine.stop();
-          await membership.stop();
-        });
+        lifecycle.addStartupHook(() => probing.start());
+        lifecycle.addShutdownHook(() => probing.stop());
 
         permissionsRegistry.addPermissions(healthcheckPermissions);
         httpRouter.use(
@@ -143,7 +122,7 @@ export const healthcheckPlugin = createBackendPlugin({
             onChecksChanged: change => {
               reconciler
                 .reconcileSystems(change.systems)
-                .then(() => engine.scheduler.refreshDesired())
+                .then(() => probing.engine.scheduler.refreshDesired())
                 .catch(error =>
                   logger.warn(
                     `Reconciling the systems of check ${change.checkId} failed; the next full pass will`,

@@ -2,7 +2,7 @@ import { mockServices } from '@backstage/backend-test-utils';
 import { FakeClock } from './__testUtils__/FakeClock';
 import type { SchedulerMetrics, SchedulerSizes } from './metrics';
 import { SliceScheduler } from './SliceScheduler';
-import { firstDueAt, staggerOffsetMs } from './stagger';
+import { staggerOffsetMs } from './stagger';
 import type {
   DueTick,
   SchedulerClock,
@@ -356,32 +356,31 @@ describe('SliceScheduler', () => {
       expect(ticks()).toHaveLength(200);
     });
 
-    it('does not fire twice in one grid period when the first probe sits next to the grid', async () => {
+    it('probes first on a finer grid anchored on the slice grid, so every instance picks the same instant', async () => {
       const intervalMs = 10_000;
       // The grid point comes 5,001 ms after the import, just outside the 5 s
-      // window, and the hashed first probe lands at the end of that window:
-      // firing on the grid point 2..100 ms later would be a double probe.
-      let id = '';
-      for (let n = 0; !id; n++) {
-        const candidate = `edge-${n}`;
-        if (
-          staggerOffsetMs(candidate, intervalMs) === 5_001 &&
-          firstDueAt(candidate, intervalMs, 5_001, T0) - T0 >= 4_900
-        ) {
-          id = candidate;
-        }
-      }
+      // window; the finer grid (steps of 5 s) has a point 1 ms after it.
+      const id = idWithOffset(5_001, intervalMs);
       const { clock, scheduler, ticksOf } = setup();
       scheduler.start();
       await scheduler.submit({ type: 'upsert', slices: [{ id, intervalMs }] });
-      await clock.advance(60_000);
-      const fires = ticksOf(id);
-      expect(fires[0] - T0).toBeGreaterThanOrEqual(4_900);
-      expect(fires[0] - T0).toBeLessThan(5_000);
-      expect(fires[1] - T0).toBe(15_001);
-      for (let i = 1; i < fires.length; i++) {
-        expect(fires[i] - fires[i - 1]).toBeGreaterThanOrEqual(intervalMs / 2);
-      }
+      await clock.advance(30_000);
+      expect(ticksOf(id).map(at => at - T0)).toEqual([
+        1, 5_001, 15_001, 25_001,
+      ]);
+
+      // Another instance that loads the slice 3 s later probes first on
+      // the grid point itself, which the first instance also runs: one
+      // claim key, one probe.
+      const late = setup();
+      late.scheduler.start();
+      await late.clock.advance(3_000);
+      await late.scheduler.submit({
+        type: 'upsert',
+        slices: [{ id, intervalMs }],
+      });
+      await late.clock.advance(10_000);
+      expect(late.ticksOf(id).map(at => at - T0)).toEqual([5_001]);
     });
 
     it('fires on the grid at once when a grid point falls inside the window', async () => {

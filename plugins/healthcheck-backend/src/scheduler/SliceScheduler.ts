@@ -452,12 +452,10 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
       const hash = hashSliceId(id);
       const offsetMs = staggerOffsetMs(id, intervalMs, hash);
       const dueAt = firstDueAt(
-        id,
         intervalMs,
         offsetMs,
         now,
         this.#firstProbeWindowCapMs,
-        hash,
       );
       const created = new LiveSlice(
         slice,
@@ -488,7 +486,6 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
       live.dueAt = live.hasTicked
         ? nextTick(now, intervalMs, live.offsetMs, now)
         : firstDueAt(
-            id,
             intervalMs,
             live.offsetMs,
             now,

@@ -173,7 +173,7 @@ describe('firstDueAt', () => {
       for (const id of ids.slice(0, 200)) {
         for (const intervalMs of [1_000, 4_000, 60_000, 3_600_000]) {
           const offset = staggerOffsetMs(id, intervalMs);
-          const due = firstDueAt(id, intervalMs, offset, now);
+          const due = firstDueAt(intervalMs, offset, now);
           expect(due).toBeGreaterThanOrEqual(now);
           expect(due - now).toBeLessThanOrEqual(firstProbeWindowMs(intervalMs));
         }
@@ -187,8 +187,7 @@ describe('firstDueAt', () => {
       // so the hashed point inside the window decides.
       const delays = ids.map(
         id =>
-          firstDueAt(id, 86_400_000, staggerOffsetMs(id, 86_400_000), now) -
-          now,
+          firstDueAt(86_400_000, staggerOffsetMs(id, 86_400_000), now) - now,
       );
       const buckets = tenBuckets(delays, 5_000);
       expect(Math.min(...buckets)).toBeGreaterThanOrEqual(60);
@@ -199,10 +198,8 @@ describe('firstDueAt', () => {
   it('uses the grid point itself when one falls inside the window', () => {
     // interval 60 s, offset such that the grid has a point 4 s from now
     const offset = (now + 4_000) % 60_000;
-    expect(firstDueAt('check-1', 60_000, offset, now)).toBe(now + 4_000);
-    expect(firstDueAt('check-1', 60_000, offset, now + 4_000)).toBe(
-      now + 4_000,
-    );
+    expect(firstDueAt(60_000, offset, now)).toBe(now + 4_000);
+    expect(firstDueAt(60_000, offset, now + 4_000)).toBe(now + 4_000);
   });
 });
 
@@ -272,7 +269,7 @@ describe('nextTick', () => {
     const now = 1_000_000;
     const intervalMs = 10_000;
     const offset = (now + 5_001) % intervalMs;
-    const first = firstDueAt('check-42', intervalMs, offset, now);
+    const first = firstDueAt(intervalMs, offset, now);
     expect(first).toBeLessThan(now + 5_001);
     const second = nextTick(first, intervalMs, offset, first);
     expect(second - first).toBeGreaterThanOrEqual(intervalMs / 2);
@@ -285,7 +282,7 @@ describe('nextTick', () => {
       for (const id of ids.slice(0, 250)) {
         for (const intervalMs of [1, 2, 999, 10_000, 60_000]) {
           const offset = staggerOffsetMs(id, intervalMs);
-          const first = firstDueAt(id, intervalMs, offset, now);
+          const first = firstDueAt(intervalMs, offset, now);
           const second = nextTick(first, intervalMs, offset, first);
           expect(second - first).toBeGreaterThanOrEqual(
             Math.max(1, Math.floor(intervalMs / 2)),

@@ -21,7 +21,6 @@ const SECOND_LANE_BASIS = 0x9e3779b9;
 const SECOND_LANE_MULTIPLIER = 0x5bd1e995;
 const LANE_FOLD_MULTIPLIER = 0x27d4eb2f;
 const TWO_POW_32 = 0x1_0000_0000;
-const FIRST_PROBE_SALT = 0x5f356495;
 
 /** The 32-bit finalizer of MurmurHash3: every input bit flips each output bit with probability about one half. */
 function avalanche32(value: number): number {
@@ -76,19 +75,6 @@ export function staggerOffsetMs(
     return 0;
   }
   return sliceHash % Math.floor(intervalMs);
-}
-
-/**
- * Where inside the first-probe window a new slice fires, in `[0, windowMs)`:
- * the id's hash mixed once more, so it is independent of the grid offset.
- *
- * @internal
- */
-export function firstProbeDelayMs(sliceHash: number, windowMs: number): number {
-  if (!(windowMs >= 1)) {
-    return 0;
-  }
-  return avalanche32(sliceHash % TWO_POW_32 ^ FIRST_PROBE_SALT) % windowMs;
 }
 
 /**
@@ -155,26 +141,34 @@ export function gridPointAfter(
 
 /**
  * When a newly scheduled slice probes first. If its grid already has a point
- * inside the first-probe window, that point it is (the first probe is then on
- * the grid); otherwise a point inside the window hashed from the id, so a bulk
- * import spreads over the window instead of firing on one instant.
+ * inside the first-probe window, that point it is; otherwise the first point
+ * at or after now of a finer grid that splits each interval into steps no
+ * longer than the window, anchored on the slice's own grid. Every instance
+ * computes the same instants, so instances that load a slice at slightly
+ * different times probe it first at the same instant and claim the same
+ * tick (a first probe at a time of each one's own would land on both sides
+ * of a grid point now and then, and probe twice). The offsets are hashed
+ * from the ids, so a bulk import spreads over the window.
  *
  * @internal
  */
 export function firstDueAt(
-  sliceId: string,
   intervalMs: number,
   offsetMs: number,
   now: number,
   windowCapMs: number = FIRST_PROBE_WINDOW_CAP_MS,
-  sliceHash: number = hashSliceId(sliceId),
 ): number {
   const windowMs = firstProbeWindowMs(intervalMs, windowCapMs);
   const onGrid = gridPointAtOrAfter(now, intervalMs, offsetMs);
   if (windowMs < 1 || onGrid - now <= windowMs) {
     return onGrid;
   }
-  return now + firstProbeDelayMs(sliceHash, windowMs);
+  const stepMs = Math.floor(intervalMs / Math.ceil(intervalMs / windowMs));
+  const previous = onGrid - intervalMs;
+  return Math.min(
+    previous + Math.ceil((now - previous) / stepMs) * stepMs,
+    onGrid,
+  );
 }
 
 /**

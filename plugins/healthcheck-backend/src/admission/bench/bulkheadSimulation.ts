@@ -1,11 +1,6 @@
 import { Bulkhead, type BulkheadResult } from '../Bulkhead';
 import type { RunSummary } from '../classifySlice';
-import {
-  firstDueAt,
-  hashSliceId,
-  nextTick,
-  staggerOffsetMs,
-} from '../../scheduler/stagger';
+import { firstDueAt, nextTick, staggerOffsetMs } from '../../scheduler/stagger';
 
 /** One load pattern, after the seed's scale harness. */
 interface Scenario {
@@ -237,15 +232,7 @@ async function simulate(scenario: Scenario, mode: Mode): Promise<ModeResult> {
   };
 
   for (let index = 0; index < scenario.checks; index++) {
-    const id = `check-${index}`;
-    const first = firstDueAt(
-      id,
-      scenario.intervalMs,
-      offsets[index],
-      0,
-      undefined,
-      hashSliceId(id),
-    );
+    const first = firstDueAt(scenario.intervalMs, offsets[index], 0);
     events.push(first, () => tick(index, first));
   }
 

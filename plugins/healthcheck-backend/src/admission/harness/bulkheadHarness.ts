@@ -3,7 +3,6 @@
  * and runner (a ProbeEngine) probing loopback servers with the real `http`
  * probe, on the wall clock. See runBulkheadHarness.ts for how it is run.
  */
-import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import type { ProbeType } from '@vigil/plugin-healthcheck-node';
 import { createServer as createHttpServer } from 'node:http';
@@ -21,6 +20,7 @@ import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';
 import { ProbeSecrets } from '../../probes/secrets';
 import { firstDueAt, nextTick, staggerOffsetMs } from '../../scheduler/stagger';
+import { quietLogger } from '../../tooling/quietLogger';
 
 /** @internal */
 export type HarnessMode = 'off' | 'on';
@@ -152,20 +152,6 @@ const BACKLOG_SAMPLE_EVERY_MS = 50;
 const SETTLE_MS = 1000;
 
 /** Logs only what would be a problem; runs are counted, not logged. */
-function quietLogger(): LoggerService {
-  const write = (level: string) => (message: string) => {
-    process.stderr.write(`[harness ${level}] ${message}\n`);
-  };
-  const logger: LoggerService = {
-    error: write('error'),
-    warn: write('warn'),
-    info: () => {},
-    debug: () => {},
-    child: () => logger,
-  };
-  return logger;
-}
-
 /** Backstage's metrics service, keeping what histograms record to read back. */
 function recordingMetrics(): MetricsService & {
   recorded(name: string): number[];
@@ -254,7 +240,7 @@ function dueTicks(
 ): number[] {
   const offset = staggerOffsetMs(sliceId, intervalMs);
   const ticks: number[] = [];
-  let tick = firstDueAt(sliceId, intervalMs, offset, from);
+  let tick = firstDueAt(intervalMs, offset, from);
   while (tick < to) {
     ticks.push(tick);
     tick = nextTick(tick, intervalMs, offset, tick);
@@ -315,7 +301,7 @@ export async function runScenario(
   const records: Array<RunRecord & { finishedAt: number }> = [];
   const metrics = recordingMetrics();
   const engine = new ProbeEngine({
-    logger: quietLogger(),
+    logger: quietLogger('harness'),
     probeTypes,
     metrics,
     admission: {

@@ -27,7 +27,6 @@
  * - contested: each believes it owns every slice (views disagree while an
  *   instance joins or leaves), so every tick is fought over.
  */
-import type { LoggerService } from '@backstage/backend-plugin-api';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -39,6 +38,7 @@ import { DatabaseClaimStore } from '../DatabaseClaimStore';
 import { InstanceMembership } from '../InstanceMembership';
 import { TickClaimer } from '../TickClaimer';
 import { WriteCoalescer } from '../WriteCoalescer';
+import { quietLogger } from '../../tooling/quietLogger';
 
 const SLICE_COUNT = 60_000;
 const GRID_START = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -96,14 +96,6 @@ function parseConfig(args: string[]): BenchConfig {
     ).replace(/\/+$/, ''),
   };
 }
-
-const quietLogger: LoggerService = {
-  error: message => console.error(`error: ${message}`),
-  warn: message => console.error(`warn: ${message}`),
-  info: () => {},
-  debug: () => {},
-  child: () => quietLogger,
-};
 
 /** 10,000 systems x 3 environments x 2 checks. */
 const SLICES: ScheduledSlice[] = Array.from(
@@ -192,7 +184,7 @@ class Instance {
     });
     const membership = await InstanceMembership.start({
       store,
-      logger: quietLogger,
+      logger: quietLogger('bench'),
       options: { instanceId, mode, heartbeatMs: 1_000, ttlMs: 3_000 },
     });
     const instance = new Instance(knex, store, membership);
@@ -215,7 +207,7 @@ class Instance {
     this.claimer = new TickClaimer({
       store: this.store,
       membership: this.membership,
-      logger: quietLogger,
+      logger: quietLogger('bench'),
       maxClaimsInFlight: config.claimsInFlight,
     });
     this.completer = new WriteCoalescer(runs => this.store.completeRuns(runs), {

@@ -1,0 +1,85 @@
+import { DatabaseService, LoggerService } from '@backstage/backend-plugin-api';
+import { MetricsService } from '@backstage/backend-plugin-api/alpha';
+import { Config } from '@backstage/config';
+import {
+  createTickClaims,
+  DatabaseClaimStore,
+  InstanceMembership,
+  TickClaimer,
+} from '../claims';
+import { readConfigDuration } from '../config';
+import type { SliceStore } from '../database/SliceStore';
+import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
+import { createStoredSliceLoader } from '../reconciler/createStoredSliceLoader';
+import type { DesiredSlice } from '../reconciler/desiredSlices';
+import { ProbeEngine } from './ProbeEngine';
+
+/**
+ * One backend instance's probing: it joins the instances that share the
+ * database, loads the slices the reconciler stored, and probes the ticks it
+ * claims. What `plugin.ts` starts, and what a test starts several times.
+ * @internal
+ */
+export interface ProbingInstance {
+  readonly instanceId: string;
+  readonly engine: ProbeEngine<DesiredSlice>;
+  start(): void;
+  /** Stops probing (bounded wait for runs in flight), then leaves. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Joins the instance set (writing the first heartbeat) and builds the
+ * engine; `start` begins probing.
+ * @internal
+ */
+export async function createProbingInstance(options: {
+  config: Config;
+  logger: LoggerService;
+  database: DatabaseService;
+  slices: SliceStore;
+  probeTypes: ProbeTypeRegistry;
+  metrics?: MetricsService;
+  /** Fixed instance id, for tests; default: host name and a random UUID. */
+  instanceId?: string;
+}): Promise<ProbingInstance> {
+  const { config, logger, metrics } = options;
+  const claimStore = await DatabaseClaimStore.create({
+    database: options.database,
+  });
+  const membership = await InstanceMembership.start({
+    store: claimStore,
+    logger,
+    options: {
+      heartbeatMs: readConfigDuration(
+        config,
+        'healthcheck.instances.heartbeatInterval',
+      ),
+      ttlMs: readConfigDuration(config, 'healthcheck.instances.ttl'),
+      instanceId: options.instanceId,
+    },
+  });
+  const claimer = new TickClaimer({
+    store: claimStore,
+    membership,
+    logger,
+    metrics,
+  });
+  const engine = ProbeEngine.fromConfig<DesiredSlice>({
+    config,
+    logger,
+    probeTypes: options.probeTypes,
+    metrics,
+    loader: createStoredSliceLoader({ slices: options.slices }),
+    claims: createTickClaims({ claimer, store: claimStore, membership }),
+  });
+  return {
+    instanceId: membership.instanceId,
+    engine,
+    start: () => engine.start(),
+    stop: async () => {
+      await engine.stop();
+      await membership.stop();
+    },
+  };
+}
