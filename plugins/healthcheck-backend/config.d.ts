@@ -25,6 +25,13 @@ export interface Config {
     };
 
     /**
+     * The shortest interval a check may have, as a duration. A HealthCheck
+     * entity below it gets a catalog processing error; the API refuses it
+     * with a 400. Default 5s.
+     */
+    minimumInterval?: string;
+
+    /**
      * The reconciler, which derives the desired slices from the catalog and
      * the stored checks and writes them to the database for every instance.
      */

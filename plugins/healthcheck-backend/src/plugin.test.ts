@@ -174,4 +174,32 @@ describe('healthcheck backend plugin', () => {
       await new Promise(resolve => target.close(resolve));
     }
   }, 30_000);
+
+  it('refuses an interval below healthcheck.minimumInterval', async () => {
+    const { server } = await startTestBackend({
+      features: [
+        healthcheckPlugin,
+        catalogServiceMock.factory({ entities: [] }),
+        mockServices.database.factory(),
+        mockServices.rootConfig.factory({
+          data: { healthcheck: { minimumInterval: '30s' } },
+        }),
+      ],
+    });
+    const res = await request(server)
+      .post('/api/healthcheck/v1/checks')
+      .set('Authorization', mockCredentials.user.header())
+      .send({
+        spec: {
+          type: 'http',
+          target: 'https://payments.example.com/health',
+          interval: '10s',
+          systems: ['system:default/payments'],
+        },
+      });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain(
+      'spec.interval: 10s is below the minimum interval of 30s',
+    );
+  });
 });

@@ -7,6 +7,7 @@ import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { healthcheckPermissions } from '@vigil/plugin-healthcheck-common';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
+import { readConfigDuration } from './config';
 import { createProbingInstance } from './executor/createProbingInstance';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { readNetworkPolicy } from './probes/networkGuard';
@@ -117,6 +118,10 @@ export const healthcheckPlugin = createBackendPlugin({
             store,
             catalog,
             probeTypes,
+            minIntervalMs: readConfigDuration(
+              config,
+              'healthcheck.minimumInterval',
+            ),
             // An edit through the API converges its systems at once, and
             // this instance picks the result up without waiting.
             onChecksChanged: change => {

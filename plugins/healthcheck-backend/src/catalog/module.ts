@@ -1,5 +1,9 @@
-import { createBackendModule } from '@backstage/backend-plugin-api';
+import {
+  coreServices,
+  createBackendModule,
+} from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
+import { readConfigDuration } from '../config';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 
 /**
@@ -13,9 +17,19 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
   moduleId: 'healthcheck-entity-model',
   register(reg) {
     reg.registerInit({
-      deps: { catalog: catalogProcessingExtensionPoint },
-      async init({ catalog }) {
-        catalog.addProcessor(new HealthCheckEntityProcessor());
+      deps: {
+        catalog: catalogProcessingExtensionPoint,
+        config: coreServices.rootConfig,
+      },
+      async init({ catalog, config }) {
+        catalog.addProcessor(
+          new HealthCheckEntityProcessor({
+            minIntervalMs: readConfigDuration(
+              config,
+              'healthcheck.minimumInterval',
+            ),
+          }),
+        );
       },
     });
   },

@@ -86,7 +86,6 @@ export class DatabaseSliceStore implements SliceStore {
     const columns = [
       'id',
       'system_ref',
-      'paused',
       'interval_ms',
       'timeout_ms',
       'config_hash',
@@ -131,7 +130,7 @@ export class DatabaseSliceStore implements SliceStore {
         .where('name', 'slices')
         .update({ revision: tx.raw('revision + 1'), updated_at: now });
       const revision = await this.#currentRevision(tx);
-      const rows = changes.write.map(write => toRow(write, revision, now));
+      const rows = changes.write.map(write => toSliceRow(write, revision, now));
       for (let at = 0; at < rows.length; at += WRITE_CHUNK_SIZE) {
         await this.#upsertRows(tx, rows.slice(at, at + WRITE_CHUNK_SIZE));
       }
@@ -233,7 +232,10 @@ export class DatabaseSliceStore implements SliceStore {
   }
 
   /** One statement per chunk: the rows travel as one JSON array. */
-  async #upsertRows(tx: Knex.Transaction, rows: ReturnType<typeof toRow>[]) {
+  async #upsertRows(
+    tx: Knex.Transaction,
+    rows: ReturnType<typeof toSliceRow>[],
+  ) {
     const columns = Object.keys(rows[0]);
     const source =
       this.#engine === 'postgres'
@@ -261,7 +263,11 @@ export class DatabaseSliceStore implements SliceStore {
   }
 }
 
-function toRow(write: SliceWrite, revision: number, now: number) {
+/**
+ * The row of a slice write.
+ * @internal
+ */
+export function toSliceRow(write: SliceWrite, revision: number, now: number) {
   const { slice } = write;
   return {
     id: slice.id,

@@ -3,8 +3,7 @@
  * Claim throughput on PostgreSQL with two instances, each with its own
  * connection pool, membership and TickClaimer, sharing one database.
  *
- *   ../../node_modules/.bin/sucrase-node src/claims/bench/benchClaims.ts \
- *     [--quick] [--runs N] [--seconds S] [--rates 1000,3000,6000,12000,24000]
+ *   yarn bench:claims [--quick] [--runs N] [--seconds S] [--rates 1000,3000,6000,12000,24000]
  *     [--batches 1,10,100,1000] [--claims-in-flight N]
  *     [--only stream,capacity] [--scenarios split,split+complete,contested]
  *
