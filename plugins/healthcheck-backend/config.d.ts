@@ -63,6 +63,52 @@ export interface Config {
       ttl?: string;
     };
 
+    /** How long run history is kept. */
+    history?: {
+      /** Raw runs, in whole days. Default 14. */
+      runRetentionDays?: number;
+      /**
+       * Hourly aggregates (count, failures, latency percentiles, up-time
+       * seconds), in whole days; at least runRetentionDays. Default 400.
+       */
+      aggregateRetentionDays?: number;
+    };
+
+    /** The per-system rollup that badges, graph nodes and pages read. */
+    rollup?: {
+      /**
+       * Environment changes of a system within one window, on any instance,
+       * cause one recompute of its rollup, at the window's end. Default 2s.
+       */
+      window?: string;
+    };
+
+    /** Notifications to a system's owner on environment transitions. */
+    notifications?: {
+      /**
+       * Environments whose outages notify with high severity; others use
+       * normal. Default ['production', 'prod'].
+       */
+      productionEnvironments?: string[];
+      /**
+       * Send nothing when a system the environment depends on is already
+       * unhealthy (the notification would otherwise say "upstream").
+       * Default false.
+       */
+      suppressUpstream?: boolean;
+    };
+
+    /** Status badges under /api/healthcheck/v1/badges. */
+    badges?: {
+      /**
+       * Let anonymous readers load badges, and nothing else (needed for
+       * READMEs outside Backstage and for shields.io). Default false: badges
+       * need a Backstage user or the user cookie.
+       * @visibility backend
+       */
+      public?: boolean;
+    };
+
     /** The in-process scheduler of this backend instance. */
     scheduler?: {
       /**

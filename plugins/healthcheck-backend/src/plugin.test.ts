@@ -170,6 +170,42 @@ describe('healthcheck backend plugin', () => {
         '/production/health',
         '/staging/health',
       ]);
+
+      // The runs reach the slices' durable state, the environments and,
+      // debounced, the system's rollup.
+      let rollup: any;
+      const rollupDeadline = Date.now() + 10_000;
+      while (Date.now() < rollupDeadline) {
+        rollup = (
+          await request(server)
+            .get('/api/healthcheck/v1/systems/default/payments')
+            .set('Authorization', mockCredentials.user.header())
+        ).body;
+        if (rollup.status === 'healthy') break;
+        await new Promise(resolve => setTimeout(resolve, 200));
+      }
+      expect(rollup).toMatchObject({
+        status: 'healthy',
+        healthy: 2,
+        total: 2,
+        environmentNames: ['production', 'staging'],
+      });
+
+      // Run now: one run per environment, at once.
+      const before = hits.length;
+      const run = await request(server)
+        .post('/api/healthcheck/v1/checks/payments-http/run')
+        .set('Authorization', mockCredentials.user.header());
+      expect(run.status).toBe(202);
+      expect(run.body.items.map((r: any) => r.environment)).toEqual([
+        'production',
+        'staging',
+      ]);
+      const runDeadline = Date.now() + 5_000;
+      while (hits.length < before + 2 && Date.now() < runDeadline) {
+        await new Promise(resolve => setTimeout(resolve, 50));
+      }
+      expect(hits.length).toBeGreaterThanOrEqual(before + 2);
     } finally {
       await new Promise(resolve => target.close(resolve));
     }
@@ -201,5 +237,55 @@ describe('healthcheck backend plugin', () => {
     expect(res.body.error.message).toContain(
       'spec.interval: 10s is below the minimum interval of 30s',
     );
+  });
+
+  it('serves badges to signed-in users, and to anyone only when healthcheck.badges.public is set', async () => {
+    const start = async (badges: object) =>
+      (
+        await startTestBackend({
+          features: [
+            healthcheckPlugin,
+            catalogServiceMock.factory({
+              entities: [
+                {
+                  apiVersion: 'backstage.io/v1alpha1',
+                  kind: 'System',
+                  metadata: { name: 'payments', namespace: 'default' },
+                  spec: { owner: 'group:default/payments-team' },
+                },
+              ],
+            }),
+            mockServices.database.factory(),
+            mockServices.rootConfig.factory({
+              data: { healthcheck: { badges } },
+            }),
+          ],
+        })
+      ).server;
+    const path = '/api/healthcheck/v1/badges/systems/default/payments';
+
+    const closed = await start({});
+    const signedIn = await request(closed)
+      .get(path)
+      .set('Authorization', mockCredentials.user.header());
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers['content-type']).toContain('image/svg+xml');
+    expect(Buffer.from(signedIn.body).toString('utf8')).toContain('unknown');
+    const anonymous = await request(closed)
+      .get(path)
+      .set('Authorization', mockCredentials.none.header());
+    expect(anonymous.status).toBe(401);
+
+    const open = await start({ public: true });
+    const json = await request(open)
+      .get(`${path}?format=json`)
+      .set('Authorization', mockCredentials.none.header());
+    expect(json.status).toBe(200);
+    expect(json.body).toMatchObject({ schemaVersion: 1, message: 'unknown' });
+    // Public badges open nothing else.
+    const systems = await request(open)
+      .get('/api/healthcheck/v1/systems')
+      .set('Authorization', mockCredentials.none.header());
+    expect(systems.status).toBe(401);
   });
 });

@@ -4,6 +4,9 @@ import {
 } from '@backstage/backend-plugin-api';
 import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
+import { eventsServiceRef } from '@backstage/plugin-events-node';
+import { notificationService } from '@backstage/plugin-notifications-node';
+import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { healthcheckPermissions } from '@vigil/plugin-healthcheck-common';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
@@ -14,6 +17,15 @@ import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeSecrets } from './probes/secrets';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
 import { DatabaseSliceStore } from './database/DatabaseSliceStore';
+import { DatabaseStateStore } from './database/DatabaseStateStore';
+import { DurableSliceStates } from './executor/DurableSliceStates';
+import {
+  createRunFollowUp,
+  EnvironmentTransitions,
+  readRollupSettings,
+  RollupConsumer,
+  RollupService,
+} from './rollup';
 import {
   CatalogChangePoller,
   createReconcileLock,
@@ -21,6 +33,18 @@ import {
   Reconciler,
   scheduleReconcileTasks,
 } from './reconciler';
+import {
+  badgeAuthPolicy,
+  BadgeMeasurementQuery,
+  createBadgeRouter,
+  readBadgeSettings,
+} from './badges';
+import {
+  DatabaseHistoryStore,
+  readHistorySettings,
+  scheduleHistoryMaintenance,
+} from './history';
+import { createHealthRouter } from './service/healthRouter';
 import { createRouter } from './service/router';
 
 /**
@@ -51,6 +75,9 @@ export const healthcheckPlugin = createBackendPlugin({
         permissionsRegistry: coreServices.permissionsRegistry,
         auditor: coreServices.auditor,
         scheduler: coreServices.scheduler,
+        events: eventsServiceRef,
+        signals: signalsServiceRef,
+        notifications: notificationService,
       },
       async init({
         logger,
@@ -66,6 +93,9 @@ export const healthcheckPlugin = createBackendPlugin({
         permissionsRegistry,
         auditor,
         scheduler,
+        events,
+        signals,
+        notifications,
       }) {
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
@@ -75,6 +105,31 @@ export const healthcheckPlugin = createBackendPlugin({
         }
         const store = await DatabaseHealthcheckStore.create({ database });
         const slices = await DatabaseSliceStore.create({ database });
+        const states = await DatabaseStateStore.create({ database });
+        const history = await DatabaseHistoryStore.create({ database });
+        await scheduleHistoryMaintenance({
+          scheduler,
+          logger: logger.child({ component: 'history' }),
+          store: history,
+          settings: readHistorySettings(config),
+        });
+        const rollupSettings = readRollupSettings(config);
+        const rollups = new RollupService({
+          store: states,
+          catalog,
+          auth,
+          logger: logger.child({ component: 'rollup' }),
+          events,
+          signals,
+        });
+        const transitions = new EnvironmentTransitions({
+          store: states,
+          logger: logger.child({ component: 'transitions' }),
+          events,
+          notifications,
+          rollups,
+          notificationSettings: rollupSettings.notifications,
+        });
         const reconciler = new Reconciler({
           catalog,
           auth,
@@ -82,6 +137,10 @@ export const healthcheckPlugin = createBackendPlugin({
           listStoredChecks: () => store.listChecks(),
           slices,
           lock: createReconcileLock(slices.knex),
+          onSystemsChanged: async systemRefs => {
+            await transitions.checkSystems(systemRefs);
+            await Promise.all(systemRefs.map(ref => rollups.recompute(ref)));
+          },
         });
         const probing = await createProbingInstance({
           config,
@@ -90,7 +149,23 @@ export const healthcheckPlugin = createBackendPlugin({
           slices,
           probeTypes,
           metrics,
+          states: new DurableSliceStates({
+            readSliceStates: ids => states.readSliceStates(ids),
+          }),
+          afterComplete: createRunFollowUp({
+            store: states,
+            transitions,
+            logger,
+          }),
         });
+        const rollupConsumer = new RollupConsumer({
+          store: states,
+          rollups,
+          logger: logger.child({ component: 'rollup' }),
+          instanceId: probing.instanceId,
+          windowMs: rollupSettings.windowMs,
+        });
+        await rollupConsumer.subscribe(events);
         await scheduleReconcileTasks({
           scheduler,
           logger,
@@ -106,7 +181,10 @@ export const healthcheckPlugin = createBackendPlugin({
           slices,
         });
         lifecycle.addStartupHook(() => probing.start());
-        lifecycle.addShutdownHook(() => probing.stop());
+        lifecycle.addShutdownHook(async () => {
+          await probing.stop();
+          await rollupConsumer.stop();
+        });
 
         permissionsRegistry.addPermissions(healthcheckPermissions);
         httpRouter.use(
@@ -122,6 +200,23 @@ export const healthcheckPlugin = createBackendPlugin({
               config,
               'healthcheck.minimumInterval',
             ),
+            runCheck: async checkId => {
+              const at = Date.now();
+              const toRun = await slices.readRunningOfCheck(checkId);
+              for (const slice of toRun) {
+                probing.engine.runner
+                  .runOnce(slice, at)
+                  .catch(error =>
+                    logger.warn(`Run now of ${slice.id} failed`, error),
+                  );
+              }
+              return toRun.map(slice => ({
+                runId: `${slice.id}@${at}`,
+                sliceId: slice.id,
+                systemRef: slice.systemRef,
+                environment: slice.environment,
+              }));
+            },
             // An edit through the API converges its systems at once, and
             // this instance picks the result up without waiting.
             onChecksChanged: change => {
@@ -137,6 +232,36 @@ export const healthcheckPlugin = createBackendPlugin({
             },
           }),
         );
+        httpRouter.use(
+          createHealthRouter({
+            httpAuth,
+            catalog,
+            states,
+            history,
+            loadRollup: systemRef => rollups.get(systemRef),
+          }),
+        );
+        const measure = (query: BadgeMeasurementQuery) => ({
+          systemRef: query.systemRef,
+          environment: query.environment,
+          from: query.from.getTime(),
+          to: query.to.getTime(),
+        });
+        httpRouter.use(
+          createBadgeRouter({
+            logger: logger.child({ component: 'badges' }),
+            loadRollup: systemRef => rollups.getOrEmpty(systemRef),
+            loadUptime: async query =>
+              (await history.uptime(measure(query))).uptime,
+            loadResponseTime: async query => {
+              const summary = await history.responseTime(measure(query));
+              return summary.p50Ms === undefined || summary.p95Ms === undefined
+                ? undefined
+                : { p50: summary.p50Ms, p95: summary.p95Ms };
+            },
+          }),
+        );
+        httpRouter.addAuthPolicy(badgeAuthPolicy(readBadgeSettings(config)));
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
         logger.info(
           `Health checks ready; probe types: ${

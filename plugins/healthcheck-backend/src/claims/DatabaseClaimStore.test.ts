@@ -6,6 +6,7 @@ import {
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import knexFactory, { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { migrateUp } from '../database/migrations';
 import type { CompletedRun, TickKey } from './ClaimStore';
 import { DatabaseClaimStore } from './DatabaseClaimStore';
 
@@ -160,7 +161,7 @@ describe('DatabaseClaimStore', () => {
       expect(await knex.schema.hasTable('healthcheck_instances')).toBe(false);
       expect(await knex.schema.hasTable('healthcheck_checks')).toBe(true);
 
-      await DatabaseClaimStore.migrateUp(knex);
+      await migrateUp(knex);
       expect(await knex.schema.hasTable('healthcheck_runs')).toBe(true);
       expect(await knex.schema.hasTable('healthcheck_instances')).toBe(true);
     },

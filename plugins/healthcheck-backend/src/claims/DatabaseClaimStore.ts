@@ -1,15 +1,8 @@
-import {
-  DatabaseService,
-  resolvePackagePath,
-} from '@backstage/backend-plugin-api';
+import { DatabaseService } from '@backstage/backend-plugin-api';
+import { migratedClient } from '../database/migrations';
 import { Knex } from 'knex';
 import { Engine, engineOf, rowsOf } from '../database/engine';
 import type { ClaimStore, CompletedRun, TickKey } from './ClaimStore';
-
-const MIGRATIONS_DIR = resolvePackagePath(
-  '@vigil/plugin-healthcheck-backend',
-  'migrations',
-);
 
 /**
  * Ticks per claim statement. The ticks travel as two arrays (PostgreSQL) or
@@ -45,15 +38,8 @@ export class DatabaseClaimStore implements ClaimStore {
   static async create(options: {
     database: DatabaseService;
   }): Promise<DatabaseClaimStore> {
-    const client = await options.database.getClient();
-    if (!options.database.migrations?.skip) {
-      await DatabaseClaimStore.migrateUp(client);
-    }
+    const client = await migratedClient(options.database);
     return new DatabaseClaimStore(client);
-  }
-
-  static async migrateUp(knex: Knex): Promise<void> {
-    await knex.migrate.latest({ directory: MIGRATIONS_DIR });
   }
 
   private constructor(db: Knex) {

@@ -1,4 +1,4 @@
-import type { TickClaims } from '../executor/SliceRunner';
+import type { RunRecord, TickClaims } from '../executor/SliceRunner';
 import type { ClaimStore } from './ClaimStore';
 import type { TickClaimer } from './TickClaimer';
 import { WriteCoalescer } from './WriteCoalescer';
@@ -17,11 +17,15 @@ export function createTickClaims(deps: {
   claimer: TickClaimer;
   store: ClaimStore;
   membership: { readonly instanceId: string };
+  /** After a batch of results is written: slice states, transitions. */
+  afterComplete?: (records: RunRecord[]) => Promise<void>;
 }): TickClaims {
-  const { claimer, store, membership } = deps;
+  const { claimer, store, membership, afterComplete } = deps;
   const results = new WriteCoalescer(
-    (runs: Parameters<ClaimStore['completeRuns']>[0][number][]) =>
-      store.completeRuns(runs),
+    async (runs: RunRecord[]) => {
+      await store.completeRuns(runs);
+      await afterComplete?.(runs);
+    },
     { maxInFlight: 1, maxItems: MAX_RESULTS_PER_WRITE },
   );
   return {

@@ -10,6 +10,7 @@ import {
   readTimestamp,
 } from './DatabaseHealthcheckStore';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { migrateDown, migrateUp } from './migrations';
 
 const MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
 
@@ -379,9 +380,9 @@ describe('DatabaseHealthcheckStore', () => {
     'migrates down to nothing and up again, on %p',
     async databaseId => {
       const { knex } = await createStore(databaseId);
-      await DatabaseHealthcheckStore.migrateDown(knex);
+      await migrateDown(knex);
       expect(await knex.schema.hasTable('healthcheck_checks')).toBe(false);
-      await DatabaseHealthcheckStore.migrateUp(knex);
+      await migrateUp(knex);
       expect(await knex.schema.hasTable('healthcheck_checks')).toBe(true);
       expect(
         await knex.schema.hasColumn('healthcheck_checks', 'revision'),

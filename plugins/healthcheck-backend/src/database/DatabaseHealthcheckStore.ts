@@ -1,7 +1,5 @@
-import {
-  DatabaseService,
-  resolvePackagePath,
-} from '@backstage/backend-plugin-api';
+import { DatabaseService } from '@backstage/backend-plugin-api';
+import { migratedClient } from './migrations';
 import { ConflictError, NotFoundError } from '@backstage/errors';
 import { Knex } from 'knex';
 import {
@@ -10,11 +8,6 @@ import {
   NewCheck,
   StoredCheck,
 } from './HealthcheckStore';
-
-const MIGRATIONS_DIR = resolvePackagePath(
-  '@vigil/plugin-healthcheck-backend',
-  'migrations',
-);
 
 const CHECKS_TABLE = 'healthcheck_checks';
 
@@ -49,19 +42,8 @@ export class DatabaseHealthcheckStore implements HealthcheckStore {
   static async create(options: {
     database: DatabaseService;
   }): Promise<DatabaseHealthcheckStore> {
-    const client = await options.database.getClient();
-    if (!options.database.migrations?.skip) {
-      await DatabaseHealthcheckStore.migrateUp(client);
-    }
+    const client = await migratedClient(options.database);
     return new DatabaseHealthcheckStore(client);
-  }
-
-  static async migrateUp(knex: Knex): Promise<void> {
-    await knex.migrate.latest({ directory: MIGRATIONS_DIR });
-  }
-
-  static async migrateDown(knex: Knex): Promise<void> {
-    await knex.migrate.rollback({ directory: MIGRATIONS_DIR }, true);
   }
 
   private constructor(db: Knex) {

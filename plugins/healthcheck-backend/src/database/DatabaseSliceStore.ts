@@ -1,7 +1,5 @@
-import {
-  DatabaseService,
-  resolvePackagePath,
-} from '@backstage/backend-plugin-api';
+import { DatabaseService } from '@backstage/backend-plugin-api';
+import { migratedClient } from './migrations';
 import { Knex } from 'knex';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import { Engine, engineOf, rowsOf } from './engine';
@@ -11,11 +9,6 @@ import type {
   SliceWrite,
   StoredSliceHeader,
 } from './SliceStore';
-
-const MIGRATIONS_DIR = resolvePackagePath(
-  '@vigil/plugin-healthcheck-backend',
-  'migrations',
-);
 
 const SLICES_TABLE = 'healthcheck_slices';
 const STATE_TABLE = 'healthcheck_reconcile_state';
@@ -35,6 +28,7 @@ const PAUSED_HASH = 'paused';
 
 type SliceRow = {
   id: string;
+  check_id: string;
   system_ref: string;
   paused: boolean | number;
   removed: boolean | number;
@@ -62,10 +56,7 @@ export class DatabaseSliceStore implements SliceStore {
     database: DatabaseService;
     now?: () => number;
   }): Promise<DatabaseSliceStore> {
-    const client = await options.database.getClient();
-    if (!options.database.migrations?.skip) {
-      await client.migrate.latest({ directory: MIGRATIONS_DIR });
-    }
+    const client = await migratedClient(options.database);
     return new DatabaseSliceStore(client, options.now);
   }
 
@@ -120,6 +111,7 @@ export class DatabaseSliceStore implements SliceStore {
   async applyChanges(changes: {
     write: readonly SliceWrite[];
     remove: readonly string[];
+    pausedNow?: readonly string[];
   }): Promise<{ revision: number }> {
     if (changes.write.length === 0 && changes.remove.length === 0) {
       return { revision: await this.#currentRevision(this.#db) };
@@ -145,6 +137,24 @@ export class DatabaseSliceStore implements SliceStore {
             updated_at: now,
           });
       }
+      const pausedNow = changes.pausedNow ?? [];
+      // Seven columns a marker row: 100 rows stay below SQLite's limit.
+      for (let at = 0; at < pausedNow.length; at += 100) {
+        await tx('healthcheck_runs')
+          .insert(
+            pausedNow.slice(at, at + 100).map(sliceId => ({
+              slice_id: sliceId,
+              scheduled_at: now,
+              claimed_by: 'reconciler',
+              claimed_at: now,
+              started_at: now,
+              duration_ms: 0,
+              status: 'paused',
+            })),
+          )
+          .onConflict(['slice_id', 'scheduled_at'])
+          .ignore();
+      }
       return { revision };
     });
   }
@@ -160,6 +170,15 @@ export class DatabaseSliceStore implements SliceStore {
       revision: Math.max(revision, ...rows.map(r => Number(r.revision)), 0),
       slices: rows.map(row => JSON.parse(row.definition!) as DesiredSlice),
     };
+  }
+
+  /** The running (not paused, not removed) slices of one check. */
+  async readRunningOfCheck(checkId: string): Promise<DesiredSlice[]> {
+    const rows = await this.#db<SliceRow>(SLICES_TABLE)
+      .where({ check_id: checkId, removed: false, paused: false })
+      .orderBy('id')
+      .select('definition');
+    return rows.map(row => JSON.parse(row.definition!) as DesiredSlice);
   }
 
   async readChangesSince(since: number): Promise<SliceChanges> {
@@ -301,4 +320,12 @@ export function pausedHeader(slice: {
     timeoutMs: 0,
     configHash: PAUSED_HASH,
   };
+}
+
+/**
+ * Whether a stored header is a paused slice's.
+ * @internal
+ */
+export function isPausedHeader(header: { configHash?: string }): boolean {
+  return header.configHash === PAUSED_HASH;
 }

@@ -56,6 +56,11 @@ export interface SliceStore {
   applyChanges(changes: {
     write: readonly SliceWrite[];
     remove: readonly string[];
+    /**
+     * Slices that became paused: each gets a `paused` marker in its run
+     * history, so up-time leaves the paused time out.
+     */
+    pausedNow?: readonly string[];
   }): Promise<{ revision: number }>;
 
   /** The running slices and the revision they are as of. */

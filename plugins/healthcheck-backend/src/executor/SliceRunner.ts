@@ -58,6 +58,8 @@ export interface RunRecord {
   readonly status: SliceStatus;
   readonly previousStatus: SliceStatus;
   readonly statusChanged: boolean;
+  /** The slice's judged state after this run. */
+  readonly state: SliceStatusState;
   readonly conditions: readonly JudgedCondition[];
   readonly error?: { kind: ProbeErrorKind; message: string };
   readonly lane: Lane;
@@ -71,7 +73,19 @@ export interface RunRecord {
 /** Where a slice's status lives between runs. */
 export interface SliceStateStore {
   get(sliceId: string): SliceStatusState | undefined;
-  set(sliceId: string, state: SliceStatusState): void;
+  /** `scheduledAt` is the grid time of the run the state follows. */
+  set(sliceId: string, state: SliceStatusState, scheduledAt: number): void;
+  /**
+   * Makes `get` current for ticks about to run, in one round trip: a state
+   * another instance wrote since is read here.
+   */
+  prepare?(
+    ticks: ReadonlyArray<{
+      sliceId: string;
+      scheduledAt: number;
+      intervalMs: number;
+    }>,
+  ): Promise<void>;
 }
 
 /**
@@ -158,7 +172,8 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   ): Promise<RunRecord | undefined>[] => {
     const claims = this.#claims;
     if (!claims) {
-      return batch.map(tick => this.runTick(tick));
+      const prepared = this.#prepareStates(batch);
+      return batch.map(tick => prepared.then(() => this.runTick(tick)));
     }
     const fresh = batch.filter(tick => this.#isFresh(tick));
     this.#stats.staleTicks += batch.length - fresh.length;
@@ -173,7 +188,10 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       generation: tick.generation,
       slice: tick.slice,
     }));
-    const won = claims.claim(keyed).then(list => new Set(list));
+    const won = claims.claim(keyed).then(async list => {
+      await this.#prepareStates(list);
+      return new Set(list);
+    });
     return keyed.map(async key => {
       if (!(await won).has(key)) {
         this.#stats.notClaimed++;
@@ -185,6 +203,58 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       );
     });
   };
+
+  /**
+   * Runs a slice once now, off its schedule and past the bulkhead (run now).
+   * With claims the run is claimed first, keyed by its own start time, so it
+   * is recorded like any run. Resolves when the run is recorded.
+   */
+  async runOnce(
+    slice: TSlice,
+    at: number = this.#now(),
+  ): Promise<RunRecord | undefined> {
+    const tick: DueTick<TSlice> = {
+      sliceId: slice.id,
+      scheduledAt: at,
+      generation: -1,
+      slice,
+    };
+    if (this.#claims) {
+      const [won] = await this.#claims.claim([tick]);
+      if (!won) {
+        return undefined;
+      }
+    }
+    await this.#prepareStates([tick]);
+    return await this.runTick(tick, at, { oneOff: true });
+  }
+
+  /** Never rejects: without a fresh state a run judges from the one it has. */
+  async #prepareStates(
+    ticks: ReadonlyArray<{
+      sliceId: string;
+      scheduledAt: number;
+      slice: TSlice;
+    }>,
+  ): Promise<void> {
+    if (!this.#states.prepare || ticks.length === 0) {
+      return;
+    }
+    try {
+      await this.#states.prepare(
+        ticks.map(tick => ({
+          sliceId: tick.sliceId,
+          scheduledAt: tick.scheduledAt,
+          intervalMs: tick.slice.intervalMs,
+        })),
+      );
+    } catch (error) {
+      this.#logger.warn(
+        'Could not read the stored states of slices about to run',
+        toError(error),
+      );
+    }
+  }
 
   stats(): SliceRunnerStats {
     return {
@@ -209,9 +279,10 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   async runTick(
     tick: DueTick<TSlice>,
     dueAt: number = tick.scheduledAt,
+    options: { oneOff?: boolean } = {},
   ): Promise<RunRecord | undefined> {
     const slice = tick.slice;
-    if (!this.#isFresh(tick)) {
+    if (!options.oneOff && !this.#isFresh(tick)) {
       this.#stats.staleTicks++;
       return undefined;
     }
@@ -220,24 +291,35 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     let probeResult: ProbeResult | undefined;
     let verdict: ReturnType<typeof judgeProbeResult> | undefined;
     let startedAt = 0;
-    const admitted = await this.#bulkhead.run(
-      {
-        sliceId: slice.id,
-        endpointKey: endpointKeyOf(slice.target),
-        dueAt,
-        timeoutMs: slice.timeoutMs,
-      },
-      async timeoutMs => {
-        startedAt = this.#now();
-        probeResult = await this.#probe(probeType, slice, timeoutMs);
-        verdict = judgeProbeResult(probeResult, slice.conditions);
-        return {
-          outcome: verdict.outcome,
-          durationMs: probeResult.durationMs,
-          errorKind: probeResult.error?.kind,
-        };
-      },
-    );
+    const work = async (timeoutMs: number) => {
+      startedAt = this.#now();
+      probeResult = await this.#probe(probeType, slice, timeoutMs);
+      verdict = judgeProbeResult(probeResult, slice.conditions);
+      return {
+        outcome: verdict.outcome,
+        durationMs: probeResult.durationMs,
+        errorKind: probeResult.error?.kind,
+      };
+    };
+    // A one-off run was asked for by a person: it neither waits for nor
+    // counts against the bulkhead.
+    const admitted = options.oneOff
+      ? {
+          deferred: undefined,
+          lane: 'normal' as const,
+          timeoutMs: slice.timeoutMs,
+          queueWaitMs: 0,
+          run: await work(slice.timeoutMs),
+        }
+      : await this.#bulkhead.run(
+          {
+            sliceId: slice.id,
+            endpointKey: endpointKeyOf(slice.target),
+            dueAt,
+            timeoutMs: slice.timeoutMs,
+          },
+          work,
+        );
     if (admitted.deferred) {
       this.#stats.deferred[admitted.deferred]++;
       // A deferred tick records nothing, not even its claim.
@@ -261,7 +343,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       { outcome: judged.outcome, at: startedAt },
       slice.thresholds,
     );
-    this.#states.set(slice.id, transition.state);
+    this.#states.set(slice.id, transition.state, tick.scheduledAt);
     this.#stats.runs++;
     if (transition.changed) {
       this.#logger.info(
@@ -283,6 +365,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       status: transition.to,
       previousStatus: transition.from,
       statusChanged: transition.changed,
+      state: transition.state,
       conditions: judged.conditions,
       error: result.error,
       lane: admitted.lane,

@@ -13,6 +13,7 @@ import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { createStoredSliceLoader } from '../reconciler/createStoredSliceLoader';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import { ProbeEngine } from './ProbeEngine';
+import type { RunRecord, SliceStateStore } from './SliceRunner';
 
 /**
  * One backend instance's probing: it joins the instances that share the
@@ -42,6 +43,10 @@ export async function createProbingInstance(options: {
   metrics?: MetricsService;
   /** Fixed instance id, for tests; default: host name and a random UUID. */
   instanceId?: string;
+  /** Where slice states live between runs; default in memory. */
+  states?: SliceStateStore;
+  /** After a batch of results is written. */
+  afterComplete?: (records: RunRecord[]) => Promise<void>;
 }): Promise<ProbingInstance> {
   const { config, logger, metrics } = options;
   const claimStore = await DatabaseClaimStore.create({
@@ -71,7 +76,13 @@ export async function createProbingInstance(options: {
     probeTypes: options.probeTypes,
     metrics,
     loader: createStoredSliceLoader({ slices: options.slices }),
-    claims: createTickClaims({ claimer, store: claimStore, membership }),
+    states: options.states,
+    claims: createTickClaims({
+      claimer,
+      store: claimStore,
+      membership,
+      afterComplete: options.afterComplete,
+    }),
   });
   return {
     instanceId: membership.instanceId,

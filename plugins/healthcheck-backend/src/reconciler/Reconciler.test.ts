@@ -240,7 +240,9 @@ describe('Reconciler', () => {
   it.each(databases.eachSupportedId())(
     'stops the slices of a paused check and starts them again on resume, on %p',
     async databaseId => {
-      const { reconciler, slices, catalog, live } = await setup(databaseId);
+      const { knex, reconciler, slices, catalog, live } = await setup(
+        databaseId,
+      );
       await reconciler.reconcileAll();
       const loader = createStoredSliceLoader({ slices });
       await loader.loadChanges();
@@ -264,6 +266,14 @@ describe('Reconciler', () => {
         expect.objectContaining({ paused: true }),
         expect.objectContaining({ paused: true }),
       ]);
+      // Their history marks the pause, so up-time leaves it out.
+      const markers = await knex('healthcheck_runs').where('status', 'paused');
+      expect(markers.map(row => row.slice_id).sort()).toEqual(
+        (await live())
+          .filter(row => row.id.includes('payments-health'))
+          .map(row => row.id)
+          .sort(),
+      );
 
       catalog.edit(PAYMENTS_CHECK, e => {
         e.spec!.paused = false;

@@ -1,7 +1,7 @@
 import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
 import { stringifyEntityRef, parseEntityRef } from '@backstage/catalog-model';
 import { CatalogService } from '@backstage/plugin-catalog-node';
-import { pausedHeader } from '../database/DatabaseSliceStore';
+import { isPausedHeader, pausedHeader } from '../database/DatabaseSliceStore';
 import type {
   SliceStore,
   SliceWrite,
@@ -46,6 +46,7 @@ export class Reconciler {
   >;
   readonly #slices: SliceStore;
   readonly #lock: ReconcileLock;
+  readonly #onSystemsChanged?: (systemRefs: string[]) => Promise<void>;
   #lastProblems = '';
 
   constructor(options: {
@@ -55,7 +56,10 @@ export class Reconciler {
     listStoredChecks: () => Promise<Array<{ id: string; spec: object }>>;
     slices: SliceStore;
     lock: ReconcileLock;
+    /** After a scoped pass changed slices: the systems it changed. */
+    onSystemsChanged?: (systemRefs: string[]) => Promise<void>;
   }) {
+    this.#onSystemsChanged = options.onSystemsChanged;
     this.#catalog = options.catalog;
     this.#auth = options.auth;
     this.#logger = options.logger;
@@ -106,11 +110,25 @@ export class Reconciler {
         }),
       ),
     ].sort();
-    return await this.#lock.with(async () => {
+    const outcome = await this.#lock.with(async () => {
       const loaded = await this.#load(refs);
       const current = await this.#slices.listSliceHeaders({ systemRefs: refs });
       return await this.#apply(refs, loaded, current);
     });
+    if (
+      this.#onSystemsChanged &&
+      outcome.scheduled + outcome.rescheduled + outcome.cancelled > 0
+    ) {
+      await this.#onSystemsChanged(refs).catch(error =>
+        this.#logger.warn(
+          `Could not update the health of ${refs.join(
+            ', ',
+          )} after reconciling them`,
+          error,
+        ),
+      );
+    }
+    return outcome;
   }
 
   async #load(systemRefs: string[] | undefined) {
@@ -150,6 +168,9 @@ export class Reconciler {
         ...plan.toReschedule.map(r => r.slice.write),
       ],
       remove: plan.toCancel.map(s => s.id),
+      pausedNow: plan.toReschedule
+        .filter(r => r.slice.write.paused && !isPausedHeader(r.previous))
+        .map(r => r.slice.id),
     });
     const outcome: ReconcileOutcome = {
       scope,

@@ -16,7 +16,7 @@ import request from 'supertest';
 import { DatabaseHealthcheckStore } from '../database/DatabaseHealthcheckStore';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { ChecksChange } from './checkChanges';
-import { createRouter } from './router';
+import { CheckRunStarted, createRouter } from './router';
 
 jest.setTimeout(30_000);
 
@@ -100,6 +100,7 @@ async function startBackend(
   options: {
     permissions?: ReturnType<typeof permissionsDenying>;
     onChecksChanged?: (change: ChecksChange) => void;
+    runCheck?: (checkId: string) => Promise<CheckRunStarted[]>;
   } = {},
 ) {
   const audit = recordingAuditor();
@@ -142,6 +143,7 @@ async function startBackend(
               store,
               probeTypes,
               onChecksChanged: options.onChecksChanged,
+              runCheck: options.runCheck,
             }),
           );
         },
@@ -807,6 +809,72 @@ describe('DELETE /v1/checks/:id', () => {
     const { server } = await backendWithOneApiCheck();
     const res = await request(server)
       .delete(`${CHECKS}/payments-http`)
+      .set('Authorization', noCredentials);
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('POST /v1/checks/:id/run', () => {
+  const started: CheckRunStarted[] = [
+    {
+      runId:
+        'healthcheck:payments-http:system%3Adefault%2Fpayments:production@1796000000000',
+      sliceId:
+        'healthcheck:payments-http:system%3Adefault%2Fpayments:production',
+      systemRef: 'system:default/payments',
+      environment: 'production',
+    },
+  ];
+  const runCheck = async (checkId: string) =>
+    checkId === 'payments-http' ? started : [];
+
+  it('starts one run per environment and answers 202 with the run ids, audited', async () => {
+    const { server, audit } = await startBackend({ runCheck });
+    const res = await request(server)
+      .post('/api/healthcheck/v1/checks/payments-http/run')
+      .set('Authorization', mockCredentials.user.header());
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ items: started });
+    expect(audit.summary()).toEqual([
+      {
+        eventId: 'check-run',
+        severityLevel: 'low',
+        outcome: { success: { meta: { checkId: 'payments-http', runs: 1 } } },
+      },
+    ]);
+  });
+
+  it('answers 404 for a check with nothing to run', async () => {
+    const { server } = await startBackend({ runCheck });
+    const res = await request(server)
+      .post('/api/healthcheck/v1/checks/nope/run')
+      .set('Authorization', mockCredentials.user.header());
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toContain(
+      "Check 'nope' has no slices to run",
+    );
+  });
+
+  it('answers 403 when the policy denies healthcheck.check.run, and runs nothing', async () => {
+    const runs: string[] = [];
+    const { server } = await startBackend({
+      permissions: permissionsDenying('healthcheck.check.run'),
+      runCheck: async id => {
+        runs.push(id);
+        return started;
+      },
+    });
+    const res = await request(server)
+      .post('/api/healthcheck/v1/checks/payments-http/run')
+      .set('Authorization', mockCredentials.user.header());
+    expect(res.status).toBe(403);
+    expect(runs).toEqual([]);
+  });
+
+  it('answers 401 to callers without credentials', async () => {
+    const { server } = await startBackend({ runCheck });
+    const res = await request(server)
+      .post('/api/healthcheck/v1/checks/payments-http/run')
       .set('Authorization', noCredentials);
     expect(res.status).toBe(401);
   });

@@ -22,6 +22,7 @@ import {
   CheckDetails,
   healthcheckCheckCreatePermission,
   healthcheckCheckDeletePermission,
+  healthcheckCheckRunPermission,
   healthcheckCheckUpdatePermission,
   isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
@@ -49,7 +50,8 @@ const MAX_TITLE_ID_CANDIDATES = 20;
 type CheckPermission =
   | typeof healthcheckCheckCreatePermission
   | typeof healthcheckCheckUpdatePermission
-  | typeof healthcheckCheckDeletePermission;
+  | typeof healthcheckCheckDeletePermission
+  | typeof healthcheckCheckRunPermission;
 
 /**
  * What {@link createRouter} needs.
@@ -71,6 +73,23 @@ export interface RouterOptions {
    * It should return quickly; what it throws is logged, not answered.
    */
   onChecksChanged?: (change: ChecksChange) => void;
+  /**
+   * Starts one run of each running slice of a check, off its schedule;
+   * returns the runs started (none for an unknown or paused check).
+   */
+  runCheck?: (checkId: string) => Promise<CheckRunStarted[]>;
+}
+
+/**
+ * One run `POST /v1/checks/{id}/run` started.
+ * @internal
+ */
+export interface CheckRunStarted {
+  /** `<sliceId>@<epoch ms>`: the slice and the run's own start time. */
+  runId: string;
+  sliceId: string;
+  systemRef: string;
+  environment: string;
 }
 
 /**
@@ -302,6 +321,34 @@ export async function createRouter(
     });
     notifyChanged(id, deleted, undefined);
     res.status(204).end();
+  });
+
+  router.post('/v1/checks/:id/run', async (req, res) => {
+    const credentials = await authenticate(req);
+    const { id } = req.params;
+    const auditorEvent = await auditor.createEvent({
+      eventId: 'check-run',
+      severityLevel: 'low',
+      request: req,
+      meta: { checkId: id },
+    });
+    try {
+      await authorize(healthcheckCheckRunPermission, credentials);
+      if (!options.runCheck) {
+        throw new NotFoundError('Running checks is not available here');
+      }
+      const runs = await options.runCheck(id);
+      if (runs.length === 0) {
+        throw new NotFoundError(
+          `Check '${id}' has no slices to run: it does not exist, is paused, or names no system in the catalog`,
+        );
+      }
+      await auditorEvent.success({ meta: { checkId: id, runs: runs.length } });
+      res.status(202).json({ items: runs });
+    } catch (error) {
+      await auditorEvent.fail({ error: toError(error) });
+      throw error;
+    }
   });
 
   router.get('/v1/probe-types', async (req, res) => {

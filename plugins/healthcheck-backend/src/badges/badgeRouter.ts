@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { NotFoundError } from '@backstage/errors';
+import {
+  canonicalEnvironmentName,
+  SystemRollup,
+} from '@vigil/plugin-healthcheck-common';
+import express from 'express';
+import Router from 'express-promise-router';
+import {
+  BadgeContent,
+  ResponseTimes,
+  responseTimeBadge,
+  statusBadge,
+  uptimeBadge,
+} from './badgeContent';
+import {
+  BADGE_WINDOW_MS,
+  BadgeRequest,
+  InvalidBadgeRequestError,
+  parseBadgeRequest,
+} from './badgeRequest';
+import { BADGES_PATH } from './badgeSettings';
+import { renderBadgeSvg, toShieldsEndpoint } from './renderBadge';
+
+/**
+ * What an up-time or response-time loader is asked: one system, or one of
+ * its environments, over `[from, to)`.
+ * @internal
+ */
+export interface BadgeMeasurementQuery {
+  /** Canonical (lower-case) ref, `system:default/payments`. */
+  systemRef: string;
+  /** Canonical environment name; absent for the whole system. */
+  environment?: string;
+  from: Date;
+  to: Date;
+}
+
+/**
+ * What {@link createBadgeRouter} needs.
+ * @internal
+ */
+export interface BadgeRouterOptions {
+  logger: LoggerService;
+  /** The system's rollup; `undefined` for a system unknown to health checks. */
+  loadRollup(systemRef: string): Promise<SystemRollup | undefined>;
+  /** The fraction (0..1) of the window it was up; `undefined` without data. */
+  loadUptime(query: BadgeMeasurementQuery): Promise<number | undefined>;
+  /** Response-time percentiles in ms; `undefined` without data. */
+  loadResponseTime(
+    query: BadgeMeasurementQuery,
+  ): Promise<ResponseTimes | undefined>;
+  /**
+   * Called for every valid request before anything is loaded; throws
+   * (`NotAllowedError`, `AuthenticationError`) to refuse it. Authentication
+   * itself is the httpRouter auth policy's: see `badgeAuthPolicy`.
+   */
+  authorize?(
+    req: express.Request,
+    target: { systemRef: string },
+  ): Promise<void>;
+  /** The clock for the windows; tests set it. */
+  now?: () => Date;
+}
+
+/**
+ * The badge route, under the plugin's router:
+ * `GET /v1/badges/systems/:namespace/:name` with the query
+ * {@link parseBadgeRequest} reads. Answers an SVG (`image/svg+xml`) or
+ * shields.io endpoint JSON (`application/json`), never cached stale
+ * (`Cache-Control: no-cache, max-age=0`, so GitHub's camo revalidates) but
+ * with an ETag, so revalidating an unchanged badge is a 304.
+ *
+ * Throws `InputError` (400, listing every problem) for a bad request and
+ * `NotFoundError` (404) for a system, or an environment of it, that health
+ * checks do not know; the plugin's error middleware answers them.
+ * @internal
+ */
+export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
+  const { logger, loadRollup, loadUptime, loadResponseTime, authorize } =
+    options;
+  const now = options.now ?? (() => new Date());
+  const router = Router();
+
+  async function badgeContent(
+    request: BadgeRequest,
+    rollup: SystemRollup,
+  ): Promise<BadgeContent> {
+    const environment =
+      request.environment === undefined
+        ? undefined
+        : rollup.environments.find(
+            e => canonicalEnvironmentName(e.name) === request.environment,
+          );
+    if (request.environment !== undefined && !environment) {
+      const known = rollup.environments.map(e => e.name);
+      throw new NotFoundError(
+        `System ${rollup.systemRef} has no environment "${
+          request.environment
+        }"; ${
+          known.length > 0
+            ? `its environments are ${known.join(', ')}`
+            : 'it has no environments yet'
+        }`,
+      );
+    }
+
+    if (request.kind === 'status') {
+      return statusBadge(rollup, environment);
+    }
+
+    const to = now();
+    const query: BadgeMeasurementQuery = {
+      systemRef: rollup.systemRef,
+      ...(environment && { environment: environment.name }),
+      from: new Date(to.getTime() - BADGE_WINDOW_MS[request.window]),
+      to,
+    };
+    if (request.kind === 'uptime') {
+      const uptime = await loadUptime(query);
+      if (uptime !== undefined && !(uptime >= 0 && uptime <= 1)) {
+        logger.warn(
+          `Up-time of ${badgeTarget(query)} is ${uptime}, not a fraction 0..1`,
+        );
+      }
+      return uptimeBadge({
+        systemRef: rollup.systemRef,
+        environment: query.environment,
+        window: request.window,
+        uptime,
+      });
+    }
+    return responseTimeBadge({
+      systemRef: rollup.systemRef,
+      environment: query.environment,
+      window: request.window,
+      percentile: request.percentile,
+      responseTimes: await loadResponseTime(query),
+    });
+  }
+
+  router.get(`${BADGES_PATH}/systems/:namespace/:name`, async (req, res) => {
+    const parsed = parseBadgeRequest(
+      req.params,
+      req.query as Record<string, unknown>,
+    );
+    if (!parsed.ok) {
+      throw new InvalidBadgeRequestError(parsed.problems);
+    }
+    const { request } = parsed;
+    await authorize?.(req, { systemRef: request.systemRef });
+
+    const rollup = await loadRollup(request.systemRef);
+    if (!rollup) {
+      throw new NotFoundError(
+        `No system ${request.systemRef} with health checks`,
+      );
+    }
+    const computed = await badgeContent(request, rollup);
+    const content =
+      request.label === undefined
+        ? computed
+        : { ...computed, label: request.label };
+
+    let body: string;
+    let contentType: string;
+    if (request.format === 'json') {
+      body = JSON.stringify(toShieldsEndpoint(content, request.style));
+      contentType = 'application/json; charset=utf-8';
+    } else {
+      body = renderBadgeSvg(content, request.style);
+      contentType = 'image/svg+xml; charset=utf-8';
+    }
+    res.setHeader('Content-Type', contentType);
+    res.setHeader('Cache-Control', 'no-cache, max-age=0');
+    res.setHeader(
+      'ETag',
+      `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+    );
+    // Express answers 304 when the request's If-None-Match matches the ETag.
+    res.send(body);
+  });
+
+  return router;
+}
+
+function badgeTarget(query: BadgeMeasurementQuery): string {
+  return query.environment
+    ? `${query.systemRef} (${query.environment})`
+    : query.systemRef;
+}

@@ -1,0 +1,358 @@
+import { DatabaseService } from '@backstage/backend-plugin-api';
+import { migratedClient } from './migrations';
+import type {
+  HealthStatus,
+  SystemRollup,
+} from '@vigil/plugin-healthcheck-common';
+import { Knex } from 'knex';
+import type { SliceStatusState } from '../judge';
+import { Engine, engineOf, rowsOf } from './engine';
+
+/** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
+const ID_CHUNK_SIZE = 900;
+/** States per upsert statement; they travel as one JSON parameter. */
+const WRITE_CHUNK_SIZE = 1_000;
+
+/**
+ * A slice's judged state as stored, with what the rollup shows of its last run.
+ * @internal
+ */
+export interface StoredSliceState extends SliceStatusState {
+  sliceId: string;
+  checkId: string;
+  systemRef: string;
+  environment: string;
+  /** Grid time of the run this state follows. */
+  lastScheduledAt: number;
+  lastRunAt: number;
+  lastDurationMs?: number;
+  /** The first failing condition as displayed, or the probe error. */
+  lastReason?: string;
+}
+
+/**
+ * A slice of an environment as the rollup sees it: stored, maybe paused,
+ * maybe never run.
+ * @internal
+ */
+export interface EnvironmentSlice {
+  sliceId: string;
+  checkId: string;
+  systemRef: string;
+  environment: string;
+  paused: boolean;
+  state?: StoredSliceState;
+}
+
+/**
+ * The durable health state every instance reads and writes: slice states,
+ * environment statuses, system rollups and the rollup debounce claims.
+ * @internal
+ */
+export class DatabaseStateStore {
+  readonly #db: Knex;
+  readonly #engine: Engine;
+
+  static async create(options: {
+    database: DatabaseService;
+  }): Promise<DatabaseStateStore> {
+    const client = await migratedClient(options.database);
+    return new DatabaseStateStore(client);
+  }
+
+  constructor(db: Knex) {
+    this.#db = db;
+    this.#engine = engineOf(db);
+  }
+
+  async readSliceStates(
+    sliceIds: readonly string[],
+  ): Promise<Map<string, StoredSliceState>> {
+    const states = new Map<string, StoredSliceState>();
+    for (let at = 0; at < sliceIds.length; at += ID_CHUNK_SIZE) {
+      const rows = await this.#db('healthcheck_slice_states').whereIn(
+        'slice_id',
+        sliceIds.slice(at, at + ID_CHUNK_SIZE),
+      );
+      for (const row of rows) {
+        states.set(row.slice_id, toSliceState(row));
+      }
+    }
+    return states;
+  }
+
+  /**
+   * Upserts slice states; a state never replaces one that follows a later
+   * run (two instances finishing runs of one slice out of order).
+   */
+  async writeSliceStates(states: readonly StoredSliceState[]): Promise<void> {
+    for (let at = 0; at < states.length; at += WRITE_CHUNK_SIZE) {
+      const rows = states.slice(at, at + WRITE_CHUNK_SIZE).map(fromSliceState);
+      const columns = Object.keys(rows[0]);
+      const source =
+        this.#engine === 'postgres'
+          ? `json_to_recordset(?::json) AS s(
+               slice_id text, check_id text, system_ref text, environment text,
+               status text, consecutive_failures integer,
+               consecutive_successes integer, since bigint, last_outcome text,
+               last_scheduled_at bigint, last_run_at bigint,
+               last_duration_ms integer, last_reason text)`
+          : `(SELECT ${columns
+              .map(c => `value ->> '$.${c}' AS ${c}`)
+              .join(', ')} FROM json_each(?)) AS s`;
+      await this.#db.raw(
+        `INSERT INTO healthcheck_slice_states (${columns.join(', ')})
+         SELECT ${columns.map(c => `s.${c}`).join(', ')} FROM ${source}
+         WHERE true
+         ON CONFLICT (slice_id) DO UPDATE SET ${columns
+           .filter(c => c !== 'slice_id')
+           .map(c => `${c} = excluded.${c}`)
+           .join(', ')}
+         WHERE excluded.last_scheduled_at >= healthcheck_slice_states.last_scheduled_at`,
+        [JSON.stringify(rows)],
+      );
+    }
+  }
+
+  /**
+   * The slices of some environments, paused ones included, with their
+   * states; only slices the reconciler keeps count.
+   */
+  async readEnvironmentSlices(
+    environments: ReadonlyArray<{ systemRef: string; environment?: string }>,
+  ): Promise<EnvironmentSlice[]> {
+    const systems = [
+      ...new Set(environments.map(e => e.systemRef.toLowerCase())),
+    ];
+    const wanted = new Set(
+      environments.map(e =>
+        e.environment === undefined
+          ? e.systemRef.toLowerCase()
+          : `${e.systemRef.toLowerCase()}\u0000${e.environment}`,
+      ),
+    );
+    const result: EnvironmentSlice[] = [];
+    for (let at = 0; at < systems.length; at += ID_CHUNK_SIZE) {
+      const rows = await this.#db('healthcheck_slices as s')
+        .leftJoin('healthcheck_slice_states as st', 'st.slice_id', 's.id')
+        .whereIn('s.system_ref', systems.slice(at, at + ID_CHUNK_SIZE))
+        .andWhere('s.removed', false)
+        .select(
+          's.id as id',
+          's.check_id as slice_check_id',
+          's.system_ref as slice_system_ref',
+          's.environment as slice_environment',
+          's.paused as paused',
+          'st.*',
+        );
+      for (const row of rows) {
+        const key = `${row.slice_system_ref}\u0000${row.slice_environment}`;
+        if (!wanted.has(key) && !wanted.has(row.slice_system_ref)) {
+          continue;
+        }
+        result.push({
+          sliceId: row.id,
+          checkId: row.slice_check_id,
+          systemRef: row.slice_system_ref,
+          environment: row.slice_environment,
+          paused: Boolean(row.paused),
+          state: row.slice_id ? toSliceState(row) : undefined,
+        });
+      }
+    }
+    return result;
+  }
+
+  /** The stored statuses of a system's environments. */
+  async readEnvironmentStates(
+    systemRef: string,
+  ): Promise<Map<string, { status: HealthStatus; since: number }>> {
+    const rows = await this.#db('healthcheck_environment_states').where(
+      'system_ref',
+      systemRef.toLowerCase(),
+    );
+    return new Map(
+      rows.map(row => [
+        row.environment,
+        { status: row.status, since: Number(row.since) },
+      ]),
+    );
+  }
+
+  /**
+   * Moves an environment from `from` (undefined: no row yet) to `to`, only if
+   * it still has `from`: of several instances that see the same change, one
+   * wins and tells the others' work apart from a real transition.
+   */
+  async transitionEnvironment(change: {
+    systemRef: string;
+    environment: string;
+    from: HealthStatus | undefined;
+    to: HealthStatus;
+    at: number;
+  }): Promise<boolean> {
+    const systemRef = change.systemRef.toLowerCase();
+    if (change.from === undefined) {
+      const result = await this.#db.raw(
+        `INSERT INTO healthcheck_environment_states (system_ref, environment, status, since)
+         VALUES (?, ?, ?, ?)
+         ON CONFLICT (system_ref, environment) DO NOTHING
+         RETURNING system_ref`,
+        [systemRef, change.environment, change.to, Math.round(change.at)],
+      );
+      return rowsOf(result).length === 1;
+    }
+    const updated = await this.#db('healthcheck_environment_states')
+      .where({
+        system_ref: systemRef,
+        environment: change.environment,
+        status: change.from,
+      })
+      .update({ status: change.to, since: Math.round(change.at) });
+    return updated === 1;
+  }
+
+  /** Forgets environments a system no longer has. */
+  async removeEnvironmentStates(
+    systemRef: string,
+    keep: readonly string[],
+  ): Promise<void> {
+    await this.#db('healthcheck_environment_states')
+      .where('system_ref', systemRef.toLowerCase())
+      .whereNotIn('environment', keep.length > 0 ? [...keep] : [''])
+      .delete();
+  }
+
+  async readRollup(systemRef: string): Promise<SystemRollup | undefined> {
+    const row = await this.#db('healthcheck_rollups')
+      .where('system_ref', systemRef.toLowerCase())
+      .first('rollup');
+    return row ? (JSON.parse(row.rollup) as SystemRollup) : undefined;
+  }
+
+  async readRollups(
+    systemRefs: readonly string[],
+  ): Promise<Map<string, SystemRollup>> {
+    const rollups = new Map<string, SystemRollup>();
+    const refs = systemRefs.map(ref => ref.toLowerCase());
+    for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
+      const rows = await this.#db('healthcheck_rollups')
+        .whereIn('system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
+        .select('system_ref', 'rollup');
+      for (const row of rows) {
+        rollups.set(row.system_ref, JSON.parse(row.rollup));
+      }
+    }
+    return rollups;
+  }
+
+  /** Every stored rollup, for listing; the caller filters and pages. */
+  async listRollups(): Promise<SystemRollup[]> {
+    const rows = await this.#db('healthcheck_rollups').select('rollup');
+    return rows.map(row => JSON.parse(row.rollup) as SystemRollup);
+  }
+
+  /**
+   * Stores a rollup computed from state read at `computedAt`, unless one
+   * computed later is already stored.
+   * @returns the status stored before, or `undefined` when there was none;
+   *   `false` when a newer rollup won
+   */
+  async writeRollup(
+    rollup: SystemRollup,
+    computedAt: number,
+  ): Promise<{ stored: boolean; previous?: SystemRollup }> {
+    return await this.#db.transaction(async tx => {
+      const systemRef = rollup.systemRef.toLowerCase();
+      // SQLite serializes writers already; PostgreSQL locks the row so two
+      // instances cannot both read the old rollup and both store theirs.
+      const query = tx('healthcheck_rollups').where('system_ref', systemRef);
+      const existing = await (this.#engine === 'postgres'
+        ? query.forUpdate()
+        : query
+      ).first('rollup', 'computed_at');
+      if (existing && Number(existing.computed_at) > computedAt) {
+        return { stored: false };
+      }
+      const row = {
+        system_ref: systemRef,
+        status: rollup.status,
+        rollup: JSON.stringify(rollup),
+        since: Date.parse(rollup.since),
+        computed_at: Math.round(computedAt),
+      };
+      await tx('healthcheck_rollups')
+        .insert(row)
+        .onConflict('system_ref')
+        .merge();
+      return {
+        stored: true,
+        previous: existing ? JSON.parse(existing.rollup) : undefined,
+      };
+    });
+  }
+
+  /** Claims a debounce id; true for the one caller that inserted it. */
+  async claimRollup(
+    id: string,
+    instanceId: string,
+    now: number,
+  ): Promise<boolean> {
+    const result = await this.#db.raw(
+      `INSERT INTO healthcheck_rollup_claims (id, claimed_by, claimed_at)
+       VALUES (?, ?, ?)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [id, instanceId, Math.round(now)],
+    );
+    return rowsOf(result).length === 1;
+  }
+
+  async pruneRollupClaims(before: number): Promise<number> {
+    return await this.#db('healthcheck_rollup_claims')
+      .where('claimed_at', '<', Math.round(before))
+      .delete();
+  }
+}
+
+function toSliceState(row: Record<string, any>): StoredSliceState {
+  return {
+    sliceId: row.slice_id,
+    checkId: row.check_id,
+    systemRef: row.system_ref,
+    environment: row.environment,
+    status: row.status,
+    consecutiveFailures: Number(row.consecutive_failures),
+    consecutiveSuccesses: Number(row.consecutive_successes),
+    since: Number(row.since),
+    lastOutcome: row.last_outcome ?? null,
+    lastScheduledAt: Number(row.last_scheduled_at),
+    lastRunAt: Number(row.last_run_at),
+    lastDurationMs:
+      row.last_duration_ms === null || row.last_duration_ms === undefined
+        ? undefined
+        : Number(row.last_duration_ms),
+    lastReason: row.last_reason ?? undefined,
+  };
+}
+
+function fromSliceState(state: StoredSliceState) {
+  return {
+    slice_id: state.sliceId,
+    check_id: state.checkId,
+    system_ref: state.systemRef.toLowerCase(),
+    environment: state.environment,
+    status: state.status,
+    consecutive_failures: state.consecutiveFailures,
+    consecutive_successes: state.consecutiveSuccesses,
+    since: Math.round(state.since),
+    last_outcome: state.lastOutcome,
+    last_scheduled_at: Math.round(state.lastScheduledAt),
+    last_run_at: Math.round(state.lastRunAt),
+    last_duration_ms:
+      state.lastDurationMs === undefined
+        ? null
+        : Math.round(state.lastDurationMs),
+    last_reason: state.lastReason ?? null,
+  };
+}

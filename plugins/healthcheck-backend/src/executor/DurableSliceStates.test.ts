@@ -1,0 +1,74 @@
+import type { StoredSliceState } from '../database/DatabaseStateStore';
+import { initialSliceStatusState } from '../judge';
+import { DurableSliceStates } from './DurableSliceStates';
+
+const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
+
+function stored(sliceId: string, lastScheduledAt: number): StoredSliceState {
+  return {
+    ...initialSliceStatusState(T0),
+    status: 'unhealthy',
+    consecutiveFailures: 3,
+    sliceId,
+    checkId: 'c',
+    systemRef: 'system:default/s',
+    environment: 'production',
+    lastScheduledAt,
+    lastRunAt: lastScheduledAt + 5,
+  };
+}
+
+describe('DurableSliceStates', () => {
+  function setup(rows: StoredSliceState[]) {
+    const reads: string[][] = [];
+    const states = new DurableSliceStates({
+      readSliceStates: async ids => {
+        reads.push([...ids]);
+        return new Map(
+          rows.filter(r => ids.includes(r.sliceId)).map(r => [r.sliceId, r]),
+        );
+      },
+    });
+    return { states, reads };
+  }
+
+  it('reads the stored state of a slice it has not run, in one query for the batch', async () => {
+    const { states, reads } = setup([stored('a', T0 - 10_000)]);
+    await states.prepare([
+      { sliceId: 'a', scheduledAt: T0, intervalMs: 10_000 },
+      { sliceId: 'b', scheduledAt: T0, intervalMs: 10_000 },
+    ]);
+    expect(reads).toEqual([['a', 'b']]);
+    expect(states.get('a')).toMatchObject({
+      status: 'unhealthy',
+      consecutiveFailures: 3,
+    });
+    expect(states.get('b')).toBeUndefined();
+  });
+
+  it('does not read a slice whose previous tick ran here', async () => {
+    const { states, reads } = setup([]);
+    states.set('a', initialSliceStatusState(T0), T0 - 10_000);
+    await states.prepare([
+      { sliceId: 'a', scheduledAt: T0, intervalMs: 10_000 },
+    ]);
+    expect(reads).toEqual([]);
+  });
+
+  it('reads again when a tick was skipped here, since another instance may have run it', async () => {
+    const { states, reads } = setup([stored('a', T0 - 10_000)]);
+    states.set('a', initialSliceStatusState(T0), T0 - 20_000);
+    await states.prepare([
+      { sliceId: 'a', scheduledAt: T0, intervalMs: 10_000 },
+    ]);
+    expect(reads).toEqual([['a']]);
+    expect(states.get('a')?.status).toBe('unhealthy');
+  });
+
+  it('never lets an older state replace a newer one', () => {
+    const { states } = setup([]);
+    states.set('a', { ...initialSliceStatusState(T0), status: 'healthy' }, T0);
+    states.set('a', stored('a', T0 - 10_000), T0 - 10_000);
+    expect(states.get('a')?.status).toBe('healthy');
+  });
+});

@@ -1,0 +1,203 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { EventsService } from '@backstage/plugin-events-node';
+import { NotificationService } from '@backstage/plugin-notifications-node';
+import {
+  ENVIRONMENT_CHANGED_TOPIC,
+  EnvironmentChangedEvent,
+  HealthStatus,
+} from '@vigil/plugin-healthcheck-common';
+import type {
+  DatabaseStateStore,
+  EnvironmentSlice,
+} from '../database/DatabaseStateStore';
+import {
+  buildEnvironmentNotification,
+  NotificationSettings,
+} from './buildNotification';
+import { computeRollup, environmentVerdict } from './computeRollup';
+import type { RollupService } from './RollupService';
+
+/**
+ * Turns slice state changes into environment transitions: recomputes the
+ * status of each affected environment from durable state, moves the stored
+ * status with a compare-and-set (so of several instances that see one
+ * change, one publishes it), publishes `healthcheck.environment.changed`,
+ * and sends the owner's notification. Never the rollup's job.
+ * @internal
+ */
+export class EnvironmentTransitions {
+  readonly #store: DatabaseStateStore;
+  readonly #logger: LoggerService;
+  readonly #events?: EventsService;
+  readonly #notifications?: NotificationService;
+  readonly #rollups?: RollupService;
+  readonly #settings?: NotificationSettings;
+  readonly #now: () => number;
+
+  constructor(options: {
+    store: DatabaseStateStore;
+    logger: LoggerService;
+    events?: EventsService;
+    notifications?: NotificationService;
+    /** For the upstream systems a notification mentions. */
+    rollups?: RollupService;
+    notificationSettings?: NotificationSettings;
+    now?: () => number;
+  }) {
+    this.#store = options.store;
+    this.#logger = options.logger;
+    this.#events = options.events;
+    this.#notifications = options.notifications;
+    this.#rollups = options.rollups;
+    this.#settings = options.notificationSettings;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Checks every environment the given systems have slices in. */
+  async checkSystems(
+    systemRefs: readonly string[],
+  ): Promise<EnvironmentChangedEvent[]> {
+    const slices = await this.#store.readEnvironmentSlices(
+      systemRefs.map(systemRef => ({ systemRef })),
+    );
+    return await this.check(slices);
+  }
+
+  /** Checks the given environments; returns the transitions this call made. */
+  async check(
+    environments: ReadonlyArray<{ systemRef: string; environment: string }>,
+  ): Promise<EnvironmentChangedEvent[]> {
+    const unique = new Map<
+      string,
+      { systemRef: string; environment: string }
+    >();
+    for (const e of environments) {
+      const systemRef = e.systemRef.toLowerCase();
+      unique.set(`${systemRef}\u0000${e.environment}`, {
+        systemRef,
+        environment: e.environment,
+      });
+    }
+    if (unique.size === 0) {
+      return [];
+    }
+    const slices = await this.#store.readEnvironmentSlices([
+      ...unique.values(),
+    ]);
+    const bySystem = new Map<string, Map<string, EnvironmentSlice[]>>();
+    for (const { systemRef, environment } of unique.values()) {
+      if (!bySystem.has(systemRef)) bySystem.set(systemRef, new Map());
+      bySystem.get(systemRef)!.set(environment, []);
+    }
+    for (const slice of slices) {
+      bySystem.get(slice.systemRef)?.get(slice.environment)?.push(slice);
+    }
+    const made: EnvironmentChangedEvent[] = [];
+    for (const [systemRef, environmentsOf] of bySystem) {
+      const stored = await this.#store.readEnvironmentStates(systemRef);
+      for (const [environment, environmentSlices] of environmentsOf) {
+        if (environmentSlices.length === 0) {
+          continue; // the environment is gone; the rollup drops it
+        }
+        const verdict = environmentVerdict(environmentSlices);
+        const before = stored.get(environment);
+        if (before?.status === verdict.status) {
+          continue;
+        }
+        const at = this.#now();
+        const won = await this.#store.transitionEnvironment({
+          systemRef,
+          environment,
+          from: before?.status,
+          to: verdict.status,
+          at,
+        });
+        if (!won) {
+          continue;
+        }
+        const event: EnvironmentChangedEvent = {
+          systemRef,
+          environment,
+          from: before?.status ?? 'unknown',
+          to: verdict.status,
+          at: new Date(at).toISOString(),
+          slices: verdict.responsible.map(slice => ({
+            sliceId: slice.sliceId,
+            checkId: slice.checkId,
+            status: (slice.paused
+              ? 'paused'
+              : slice.state?.status ?? 'unknown') as HealthStatus,
+          })),
+        };
+        if (event.from === event.to) {
+          continue;
+        }
+        made.push(event);
+        await this.#tell(event, environmentSlices);
+      }
+    }
+    return made;
+  }
+
+  async #tell(event: EnvironmentChangedEvent, slices: EnvironmentSlice[]) {
+    this.#logger.info(
+      `${event.systemRef} in ${event.environment}: ${event.from} -> ${event.to}`,
+    );
+    try {
+      await this.#events?.publish({
+        topic: ENVIRONMENT_CHANGED_TOPIC,
+        eventPayload: event,
+      });
+    } catch (error) {
+      this.#logger.warn(
+        `Could not publish the change of ${event.systemRef} in ${event.environment}`,
+        error as Error,
+      );
+    }
+    if (!this.#notifications) {
+      return;
+    }
+    try {
+      const upstreamRefs = this.#rollups
+        ? await this.#rollups.upstreamOf(event.systemRef)
+        : [];
+      const upstream = await Promise.all(
+        upstreamRefs.map(async ref => ({
+          systemRef: ref,
+          status: ((await this.#rollups?.get(ref))?.status ??
+            'unknown') as HealthStatus,
+        })),
+      );
+      // The environment's reasons, as its rollup would list them.
+      const { reasons } = computeRollup({
+        systemRef: event.systemRef,
+        slices,
+        environmentSince: new Map(),
+        upstream: [],
+        now: this.#now(),
+      });
+      const notification = buildEnvironmentNotification(
+        {
+          systemRef: event.systemRef,
+          environment: event.environment,
+          from: event.from,
+          to: event.to,
+          reasons,
+          upstream: upstream.filter(u => u.status === 'unhealthy'),
+        },
+        this.#settings,
+      );
+      if (notification) {
+        await this.#notifications.send({
+          recipients: { type: 'entity', entityRef: notification.entityRef },
+          payload: notification.payload,
+        });
+      }
+    } catch (error) {
+      this.#logger.warn(
+        `Could not notify about ${event.systemRef} in ${event.environment}`,
+        error as Error,
+      );
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
+import { CatalogService } from '@backstage/plugin-catalog-node';
+import { EventsService } from '@backstage/plugin-events-node';
+import { SignalsService } from '@backstage/plugin-signals-node';
+import {
+  HealthStatus,
+  SYSTEM_STATUS_CHANGED_TOPIC,
+  SYSTEM_STATUS_SIGNAL_CHANNEL,
+  SystemRollup,
+  SystemStatusChangedEvent,
+} from '@vigil/plugin-healthcheck-common';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import { computeRollup } from './computeRollup';
+import { upstreamSystems } from './upstreamSystems';
+
+/** How long a read rollup is served from memory. */
+const CACHE_TTL_MS = 2_000;
+
+/**
+ * Recomputes and serves system rollups. A recompute reads durable state
+ * only, stores the result unless a later computation already did, and on a
+ * status change tells the rest of Backstage (events and signals).
+ * @internal
+ */
+export class RollupService {
+  readonly #store: DatabaseStateStore;
+  readonly #catalog: CatalogService;
+  readonly #auth: AuthService;
+  readonly #logger: LoggerService;
+  readonly #events?: EventsService;
+  readonly #signals?: SignalsService;
+  readonly #now: () => number;
+  readonly #cache = new Map<
+    string,
+    { rollup: SystemRollup | undefined; at: number }
+  >();
+  /** Recomputes, for tests and metrics. */
+  recomputes = 0;
+
+  constructor(options: {
+    store: DatabaseStateStore;
+    catalog: CatalogService;
+    auth: AuthService;
+    logger: LoggerService;
+    events?: EventsService;
+    signals?: SignalsService;
+    now?: () => number;
+  }) {
+    this.#store = options.store;
+    this.#catalog = options.catalog;
+    this.#auth = options.auth;
+    this.#logger = options.logger;
+    this.#events = options.events;
+    this.#signals = options.signals;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The stored rollup of a system, briefly cached. */
+  async get(systemRef: string): Promise<SystemRollup | undefined> {
+    const key = systemRef.toLowerCase();
+    const cached = this.#cache.get(key);
+    if (cached && this.#now() - cached.at < CACHE_TTL_MS) {
+      return cached.rollup;
+    }
+    const rollup = await this.#store.readRollup(key);
+    this.#cache.set(key, { rollup, at: this.#now() });
+    return rollup;
+  }
+
+  /**
+   * The rollup of a system the catalog has, also before it has any checks
+   * (then `unknown` with no slices); `undefined` for a system the catalog
+   * does not have.
+   */
+  async getOrEmpty(systemRef: string): Promise<SystemRollup | undefined> {
+    const stored = await this.get(systemRef);
+    if (stored) {
+      return stored;
+    }
+    const entity = await this.#catalog.getEntityByRef(systemRef.toLowerCase(), {
+      credentials: await this.#auth.getOwnServiceCredentials(),
+    });
+    if (!entity || entity.kind.toLowerCase() !== 'system') {
+      return undefined;
+    }
+    return computeRollup({
+      systemRef,
+      slices: [],
+      environmentSince: new Map(),
+      upstream: [],
+      now: this.#now(),
+    });
+  }
+
+  /** The upstream systems of a system, as the catalog says today. */
+  async upstreamOf(systemRef: string): Promise<string[]> {
+    return await upstreamSystems({
+      catalog: this.#catalog,
+      credentials: await this.#auth.getOwnServiceCredentials(),
+      systemRef,
+    });
+  }
+
+  /** Recomputes one system's rollup from durable state and stores it. */
+  async recompute(systemRef: string): Promise<SystemRollup> {
+    const key = systemRef.toLowerCase();
+    this.recomputes += 1;
+    const computedAt = this.#now();
+    const [slices, environmentSince, previous, upstreamRefs] =
+      await Promise.all([
+        this.#store.readEnvironmentSlices([{ systemRef: key }]),
+        this.#store.readEnvironmentStates(key),
+        this.#store.readRollup(key),
+        this.upstreamOf(key).catch(error => {
+          this.#logger.warn(
+            `Could not read the upstream systems of ${key} from the catalog`,
+            error,
+          );
+          return [] as string[];
+        }),
+      ]);
+    const upstreamRollups = await this.#store.readRollups(upstreamRefs);
+    const rollup = computeRollup({
+      systemRef: key,
+      slices,
+      environmentSince,
+      upstream: upstreamRefs.map(ref => ({
+        systemRef: ref,
+        status: upstreamRollups.get(ref)?.status ?? ('unknown' as HealthStatus),
+      })),
+      previous,
+      now: computedAt,
+    });
+    const written = await this.#store.writeRollup(rollup, computedAt);
+    this.#cache.delete(key);
+    if (!written.stored) {
+      return rollup;
+    }
+    const from = written.previous?.status ?? 'unknown';
+    if (from !== rollup.status) {
+      await this.#announce({
+        type: 'SYSTEM_STATUS_CHANGED',
+        systemRef: key,
+        from,
+        to: rollup.status,
+        rollup,
+      });
+    }
+    return rollup;
+  }
+
+  async #announce(event: SystemStatusChangedEvent): Promise<void> {
+    this.#logger.info(
+      `System ${event.systemRef}: ${event.from} -> ${event.to}`,
+    );
+    const results = await Promise.allSettled([
+      this.#events?.publish({
+        topic: SYSTEM_STATUS_CHANGED_TOPIC,
+        eventPayload: event,
+      }),
+      this.#signals?.publish({
+        recipients: { type: 'broadcast' },
+        channel: SYSTEM_STATUS_SIGNAL_CHANNEL,
+        message: event as unknown as Record<string, never>,
+      }),
+    ]);
+    for (const result of results) {
+      if (result.status === 'rejected') {
+        this.#logger.warn(
+          `Could not announce the status change of ${event.systemRef}`,
+          result.reason,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import type {
+  DatabaseStateStore,
+  StoredSliceState,
+} from '../database/DatabaseStateStore';
+import type { RunRecord } from '../executor/SliceRunner';
+import type { EnvironmentTransitions } from './EnvironmentTransitions';
+
+/**
+ * What a run shows as its reason: the first failing condition as displayed
+ * (conditions that only degrade after the rest), or the probe's error.
+ * @internal
+ */
+export function reasonOfRun(
+  record: Pick<RunRecord, 'conditions' | 'error' | 'outcome'>,
+): string | undefined {
+  if (record.outcome === 'pass') {
+    return undefined;
+  }
+  const failed = record.conditions.filter(c => !c.success);
+  const first =
+    failed.find(c => c.severity !== 'degraded') ?? failed[0] ?? undefined;
+  if (first) {
+    return first.display;
+  }
+  return record.error
+    ? `${record.error.kind}: ${record.error.message}`
+    : undefined;
+}
+
+/**
+ * What follows the write of a batch of runs: their slices' durable states,
+ * then the environments whose slices changed status are checked for a
+ * transition.
+ * @internal
+ */
+export function createRunFollowUp(deps: {
+  store: DatabaseStateStore;
+  transitions: EnvironmentTransitions;
+  logger: LoggerService;
+}): (records: readonly RunRecord[]) => Promise<void> {
+  const { store, transitions, logger } = deps;
+  return async records => {
+    if (records.length === 0) {
+      return;
+    }
+    await store.writeSliceStates(
+      records.map(
+        (record): StoredSliceState => ({
+          ...record.state,
+          sliceId: record.sliceId,
+          checkId: record.checkId,
+          systemRef: record.systemRef,
+          environment: record.environment,
+          lastScheduledAt: record.scheduledAt,
+          lastRunAt: record.startedAt,
+          lastDurationMs: record.durationMs,
+          lastReason: reasonOfRun(record),
+        }),
+      ),
+    );
+    const changed = records.filter(record => record.statusChanged);
+    if (changed.length === 0) {
+      return;
+    }
+    try {
+      await transitions.check(changed);
+    } catch (error) {
+      logger.warn(
+        'Could not check environments for a change of status',
+        error as Error,
+      );
+    }
+  };
+}

@@ -1,0 +1,428 @@
+import {
+  mockServices,
+  TestDatabaseId,
+  TestDatabases,
+} from '@backstage/backend-test-utils';
+import { Entity, parseEntityRef } from '@backstage/catalog-model';
+import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
+import type { EventParams, EventsService } from '@backstage/plugin-events-node';
+import {
+  encodeSliceId,
+  ENVIRONMENT_CHANGED_TOPIC,
+  EnvironmentChangedEvent,
+  SYSTEM_STATUS_CHANGED_TOPIC,
+} from '@vigil/plugin-healthcheck-common';
+import knexFactory, { Knex } from 'knex';
+import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
+import {
+  DatabaseStateStore,
+  StoredSliceState,
+} from '../database/DatabaseStateStore';
+import type { SliceStatus } from '../judge';
+import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
+import type { DesiredSlice } from '../reconciler/desiredSlices';
+import { EnvironmentTransitions } from './EnvironmentTransitions';
+import { RollupConsumer } from './RollupConsumer';
+import { RollupService } from './RollupService';
+
+jest.setTimeout(60_000);
+
+/** The catalog's stitching, for the relation the rollup reads. */
+function withDependsOnRelations(entities: Entity[]): Entity[] {
+  return entities.map(entity => {
+    const dependsOn = (entity.spec?.dependsOn ?? []) as string[];
+    return {
+      ...entity,
+      relations: dependsOn.map(target => ({
+        type: 'dependsOn',
+        targetRef: target.toLowerCase(),
+      })),
+    };
+  });
+}
+
+class RecordingEvents implements EventsService {
+  readonly published: EventParams[] = [];
+  readonly subscribers: Array<(event: EventParams) => Promise<void>> = [];
+
+  async publish(params: EventParams): Promise<void> {
+    this.published.push(params);
+  }
+
+  async subscribe(options: {
+    onEvent: (event: EventParams) => Promise<void>;
+  }): Promise<void> {
+    this.subscribers.push(options.onEvent);
+  }
+
+  of(topic: string) {
+    return this.published
+      .filter(event => event.topic === topic)
+      .map(event => event.eventPayload);
+  }
+}
+
+function sliceOf(
+  checkId: string,
+  system: string,
+  environment: string,
+): DesiredSlice {
+  const key = {
+    checkId,
+    systemRef: `system:default/${system}`,
+    environment,
+  };
+  return {
+    id: encodeSliceId(key),
+    ...key,
+    intervalMs: 10_000,
+    timeoutMs: 2_000,
+    type: 'http',
+    target: 'http://127.0.0.1:7010/health',
+    config: {},
+    conditions: ['[STATUS] == 200'],
+    thresholds: {},
+    configHash: 'h',
+  };
+}
+
+const SLICES = [
+  sliceOf('payments-health', 'payments', 'production'),
+  sliceOf('payments-health', 'payments', 'staging'),
+  sliceOf('checkout-health', 'checkout', 'production'),
+  sliceOf('messaging-health', 'messaging', 'production'),
+];
+
+describe('health rollup', () => {
+  const databases = TestDatabases.create({ ids: requiredTestDatabases() });
+  const extraClients: Knex[] = [];
+  let scheduledAt = Date.UTC(2026, 11, 1, 12, 0, 0);
+
+  afterAll(async () => {
+    await Promise.all(extraClients.map(client => client.destroy()));
+  });
+
+  async function setup(databaseId: TestDatabaseId) {
+    const knex = await databases.init(databaseId);
+    const database = mockServices.database({
+      knex,
+      migrations: { skip: false },
+    });
+    const slices = await DatabaseSliceStore.create({ database });
+    await slices.applyChanges({
+      write: SLICES.map(slice => ({ paused: false, slice })),
+      remove: [],
+    });
+    const store = await DatabaseStateStore.create({ database });
+    const catalog = catalogServiceMock({
+      entities: withDependsOnRelations(readDemoCatalog()),
+    });
+    return { knex, store, catalog };
+  }
+
+  /** Another instance: its own pool on PostgreSQL, as another process has. */
+  function otherStore(knex: Knex): DatabaseStateStore {
+    const config = knex.client.config as Knex.Config;
+    if (config.client !== 'pg') {
+      return new DatabaseStateStore(knex);
+    }
+    const other = knexFactory({
+      client: 'pg',
+      connection: config.connection,
+      pool: { min: 0, max: 3 },
+    });
+    extraClients.push(other);
+    return new DatabaseStateStore(other);
+  }
+
+  function instance(
+    store: DatabaseStateStore,
+    catalog: ReturnType<typeof catalogServiceMock>,
+    name: string,
+    windowMs = 400,
+  ) {
+    const events = new RecordingEvents();
+    const sent: any[] = [];
+    const notifications = {
+      sent,
+      send: async (notification: any) => {
+        sent.push(notification);
+      },
+    };
+    const logger = mockServices.logger.mock();
+    const rollups = new RollupService({
+      store,
+      catalog,
+      auth: mockServices.auth(),
+      logger,
+      events,
+    });
+    const transitions = new EnvironmentTransitions({
+      store,
+      logger,
+      events,
+      notifications,
+      rollups,
+    });
+    const consumer = new RollupConsumer({
+      store,
+      rollups,
+      logger,
+      instanceId: name,
+      windowMs,
+    });
+    return { events, notifications, rollups, transitions, consumer };
+  }
+
+  async function setStatus(
+    store: DatabaseStateStore,
+    slice: DesiredSlice,
+    status: SliceStatus,
+    lastReason?: string,
+  ) {
+    scheduledAt += 10_000;
+    const state: StoredSliceState = {
+      sliceId: slice.id,
+      checkId: slice.checkId,
+      systemRef: slice.systemRef,
+      environment: slice.environment,
+      status,
+      consecutiveFailures: status === 'unhealthy' ? 2 : 0,
+      consecutiveSuccesses: status === 'unhealthy' ? 0 : 1,
+      since: scheduledAt,
+      lastOutcome: status === 'unhealthy' ? 'fail' : 'pass',
+      lastScheduledAt: scheduledAt,
+      lastRunAt: scheduledAt + 3,
+      lastDurationMs: 12,
+      lastReason,
+    };
+    await store.writeSliceStates([state]);
+  }
+
+  it.each(databases.eachSupportedId())(
+    'publishes one change per environment transition, notifies once per transition, and reuses the scope while flapping, on %p',
+    async databaseId => {
+      const { store, catalog } = await setup(databaseId);
+      const a = instance(store, catalog, 'a');
+      const [production, staging] = SLICES;
+      await setStatus(store, production, 'healthy');
+      await setStatus(store, staging, 'healthy');
+      await a.transitions.checkSystems(['system:default/payments']);
+      expect(
+        a.events
+          .of(ENVIRONMENT_CHANGED_TOPIC)
+          .map((e: any) => `${e.environment} ${e.from}->${e.to}`),
+      ).toEqual(['production unknown->healthy', 'staging unknown->healthy']);
+      expect(a.notifications.sent).toEqual([]);
+
+      for (const status of ['unhealthy', 'healthy', 'unhealthy'] as const) {
+        await setStatus(store, production, status, '[STATUS] (500) == 200');
+        await setStatus(store, staging, status, '[STATUS] (500) == 200');
+        await a.transitions.check([production, staging]);
+        // Checked again with nothing new: no second event.
+        await a.transitions.check([production, staging]);
+      }
+      const changes = a.events.of(
+        ENVIRONMENT_CHANGED_TOPIC,
+      ) as EnvironmentChangedEvent[];
+      expect(changes.map(e => `${e.environment} ${e.from}->${e.to}`)).toEqual([
+        'production unknown->healthy',
+        'staging unknown->healthy',
+        'production healthy->unhealthy',
+        'staging healthy->unhealthy',
+        'production unhealthy->healthy',
+        'staging unhealthy->healthy',
+        'production healthy->unhealthy',
+        'staging healthy->unhealthy',
+      ]);
+      expect(changes[2].slices).toEqual([
+        {
+          sliceId: production.id,
+          checkId: 'payments-health',
+          status: 'unhealthy',
+        },
+      ]);
+      const sent = a.notifications.sent.map(n => ({
+        title: n.payload.title,
+        severity: n.payload.severity,
+        scope: n.payload.scope,
+      }));
+      expect(sent).toEqual([
+        {
+          title: 'payments in production is unhealthy',
+          severity: 'high',
+          scope: 'healthcheck:system:default/payments:production',
+        },
+        {
+          title: 'payments in staging is unhealthy',
+          severity: 'normal',
+          scope: 'healthcheck:system:default/payments:staging',
+        },
+        {
+          title: 'payments in production recovered',
+          severity: 'low',
+          scope: 'healthcheck:system:default/payments:production',
+        },
+        {
+          title: 'payments in staging recovered',
+          severity: 'low',
+          scope: 'healthcheck:system:default/payments:staging',
+        },
+        {
+          title: 'payments in production is unhealthy',
+          severity: 'high',
+          scope: 'healthcheck:system:default/payments:production',
+        },
+        {
+          title: 'payments in staging is unhealthy',
+          severity: 'normal',
+          scope: 'healthcheck:system:default/payments:staging',
+        },
+      ]);
+      expect(a.notifications.sent[0].recipients).toEqual({
+        type: 'entity',
+        entityRef: 'system:default/payments',
+      });
+
+      // The rollup never notifies, whatever its status does.
+      const before = a.notifications.sent.length;
+      await a.rollups.recompute('system:default/payments');
+      expect(a.notifications.sent).toHaveLength(before);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'lets one of two instances that see the same change publish it, on %p',
+    async databaseId => {
+      const { knex, store, catalog } = await setup(databaseId);
+      const a = instance(store, catalog, 'a');
+      const b = instance(otherStore(knex), catalog, 'b');
+      const [production] = SLICES;
+      await setStatus(store, production, 'unhealthy', 'down');
+      const [fromA, fromB] = await Promise.all([
+        a.transitions.check([production]),
+        b.transitions.check([production]),
+      ]);
+      expect(fromA.length + fromB.length).toBe(1);
+      // A new slice found down tells its owner, once.
+      expect(a.notifications.sent.length + b.notifications.sent.length).toBe(1);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'recomputes once and announces once for ten environment changes across two instances in one window, on %p',
+    async databaseId => {
+      const { knex, store, catalog } = await setup(databaseId);
+      const a = instance(store, catalog, 'a', 1_000);
+      const b = instance(otherStore(knex), catalog, 'b', 1_000);
+      await setStatus(store, SLICES[0], 'unhealthy', '[STATUS] (500) == 200');
+      // Start just after a window boundary, so all ten fall in one window.
+      const now = Date.now();
+      await new Promise(resolve =>
+        setTimeout(resolve, 1_000 - (now % 1_000) + 20),
+      );
+      const event = (environment: string): EnvironmentChangedEvent => ({
+        systemRef: 'system:default/payments',
+        environment,
+        from: 'healthy',
+        to: 'unhealthy',
+        at: new Date().toISOString(),
+        slices: [],
+      });
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 === 0 ? a : b).consumer.onEnvironmentChanged(
+            event(i % 2 === 0 ? 'production' : 'staging'),
+          ),
+        ),
+      );
+      await new Promise(resolve => setTimeout(resolve, 1_500));
+      await Promise.all([a.consumer.stop(), b.consumer.stop()]);
+
+      expect(a.rollups.recomputes + b.rollups.recomputes).toBe(1);
+      const announced = [
+        ...a.events.of(SYSTEM_STATUS_CHANGED_TOPIC),
+        ...b.events.of(SYSTEM_STATUS_CHANGED_TOPIC),
+      ];
+      expect(announced).toEqual([
+        expect.objectContaining({
+          type: 'SYSTEM_STATUS_CHANGED',
+          systemRef: 'system:default/payments',
+          from: 'unknown',
+          to: 'unhealthy',
+        }),
+      ]);
+      expect(await store.readRollup('system:default/payments')).toMatchObject({
+        status: 'unhealthy',
+        reasons: [
+          {
+            checkId: 'payments-health',
+            environment: 'production',
+            display: '[STATUS] (500) == 200',
+          },
+        ],
+      });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'attributes a system’s trouble to the unhealthy systems it depends on in the demo catalog, on %p',
+    async databaseId => {
+      const { store, catalog } = await setup(databaseId);
+      const a = instance(store, catalog, 'a');
+      expect(await a.rollups.upstreamOf('system:default/checkout')).toEqual([
+        'system:default/messaging',
+        'system:default/payments',
+      ]);
+      await setStatus(store, SLICES[0], 'unhealthy', 'down');
+      await setStatus(store, SLICES[1], 'healthy');
+      await setStatus(store, SLICES[2], 'unhealthy', 'payment step fails');
+      await setStatus(store, SLICES[3], 'healthy');
+      await a.rollups.recompute('system:default/payments');
+      await a.rollups.recompute('system:default/messaging');
+      const checkout = await a.rollups.recompute('system:default/checkout');
+      expect(checkout.upstream).toEqual([
+        { systemRef: 'system:default/payments', status: 'unhealthy' },
+      ]);
+
+      // A notification about checkout says payments is the likely cause.
+      await setStatus(store, SLICES[2], 'healthy');
+      await a.transitions.check([SLICES[2]]);
+      await setStatus(store, SLICES[2], 'unhealthy', 'payment step fails');
+      await a.transitions.check([SLICES[2]]);
+      const last = a.notifications.sent[a.notifications.sent.length - 1];
+      expect(last.payload.title).toBe(
+        'checkout in production is unhealthy (upstream)',
+      );
+      expect(parseEntityRef(last.recipients.entityRef).name).toBe('checkout');
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'never stores an older computation over a newer one, on %p',
+    async databaseId => {
+      const { store } = await setup(databaseId);
+      const rollup = (status: 'healthy' | 'unhealthy', at: number) => ({
+        systemRef: 'system:default/payments',
+        status,
+        environments: [],
+        reasons: [],
+        healthy: 0,
+        total: 0,
+        upstream: [],
+        updatedAt: new Date(at).toISOString(),
+        since: new Date(at).toISOString(),
+      });
+      expect(
+        (await store.writeRollup(rollup('unhealthy', 2_000), 2_000)).stored,
+      ).toBe(true);
+      expect(
+        (await store.writeRollup(rollup('healthy', 1_000), 1_000)).stored,
+      ).toBe(false);
+      expect(await store.readRollup('system:default/payments')).toMatchObject({
+        status: 'unhealthy',
+      });
+    },
+  );
+});

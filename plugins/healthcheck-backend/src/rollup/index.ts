@@ -1,0 +1,12 @@
+export { buildEnvironmentNotification } from './buildNotification';
+export type {
+  EnvironmentNotification,
+  NotificationSettings,
+} from './buildNotification';
+export { computeRollup, environmentVerdict } from './computeRollup';
+export { EnvironmentTransitions } from './EnvironmentTransitions';
+export { createRunFollowUp, reasonOfRun } from './followUpRuns';
+export { RollupConsumer, rollupBucketId } from './RollupConsumer';
+export { RollupService } from './RollupService';
+export { readRollupSettings } from './rollupSettings';
+export type { RollupSettings } from './rollupSettings';

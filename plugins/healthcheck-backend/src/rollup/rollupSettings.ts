@@ -1,0 +1,35 @@
+import { Config } from '@backstage/config';
+import { readConfigDuration } from '../config';
+import {
+  DEFAULT_NOTIFICATION_SETTINGS,
+  NotificationSettings,
+} from './buildNotification';
+import { DEFAULT_ROLLUP_WINDOW_MS } from './RollupConsumer';
+
+/**
+ * `healthcheck.rollup` and `healthcheck.notifications`.
+ * @internal
+ */
+export interface RollupSettings {
+  /** One rollup recompute per system per window. */
+  windowMs: number;
+  notifications: NotificationSettings;
+}
+
+/** @internal */
+export function readRollupSettings(config: Config): RollupSettings {
+  const notifications = config.getOptionalConfig('healthcheck.notifications');
+  return {
+    windowMs:
+      readConfigDuration(config, 'healthcheck.rollup.window') ??
+      DEFAULT_ROLLUP_WINDOW_MS,
+    notifications: {
+      productionEnvironments:
+        notifications?.getOptionalStringArray('productionEnvironments') ??
+        DEFAULT_NOTIFICATION_SETTINGS.productionEnvironments,
+      suppressUpstream:
+        notifications?.getOptionalBoolean('suppressUpstream') ??
+        DEFAULT_NOTIFICATION_SETTINGS.suppressUpstream,
+    },
+  };
+}

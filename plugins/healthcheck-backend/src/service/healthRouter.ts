@@ -1,0 +1,312 @@
+import {
+  BackstageCredentials,
+  HttpAuthService,
+} from '@backstage/backend-plugin-api';
+import { Entity, stringifyEntityRef } from '@backstage/catalog-model';
+import { InputError, NotFoundError } from '@backstage/errors';
+import { CatalogService } from '@backstage/plugin-catalog-node';
+import {
+  SliceHealth,
+  SystemHealthDetails,
+  SystemHealthSummary,
+  SystemRollup,
+  tryDecodeSliceId,
+} from '@vigil/plugin-healthcheck-common';
+import express from 'express';
+import Router from 'express-promise-router';
+import type {
+  DatabaseStateStore,
+  EnvironmentSlice,
+} from '../database/DatabaseStateStore';
+import type { HistoryStore } from '../history';
+import { computeRollup } from '../rollup/computeRollup';
+import { listSystems, parseSystemListQuery } from './listSystems';
+
+const SYSTEM_FIELDS = [
+  'kind',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.title',
+  'spec.owner',
+];
+
+/**
+ * The read side of system health: rollups, the environment x check matrix
+ * and single slices. A caller sees a system only if the catalog lets it
+ * read the System entity.
+ * @internal
+ */
+export function createHealthRouter(options: {
+  httpAuth: HttpAuthService;
+  catalog: CatalogService;
+  states: DatabaseStateStore;
+  history: HistoryStore;
+  loadRollup: (systemRef: string) => Promise<SystemRollup | undefined>;
+  now?: () => number;
+}): express.Router {
+  const { httpAuth, catalog, states, history, loadRollup } = options;
+  const now = options.now ?? Date.now;
+  const router = Router();
+
+  async function authenticate(req: express.Request) {
+    return await httpAuth.credentials(req, { allow: ['user', 'service'] });
+  }
+
+  /** The System entity if it exists and the caller may read it; else 404. */
+  async function visibleSystem(
+    systemRef: string,
+    credentials: BackstageCredentials,
+  ): Promise<Entity> {
+    const entity = await catalog.getEntityByRef(systemRef, { credentials });
+    if (!entity || entity.kind.toLowerCase() !== 'system') {
+      throw new NotFoundError(`No system ${systemRef}`);
+    }
+    return entity;
+  }
+
+  function summaryOf(
+    entity: Entity,
+    rollup: SystemRollup | undefined,
+  ): SystemHealthSummary {
+    const systemRef = stringifyEntityRef(entity).toLowerCase();
+    return {
+      ...(rollup ??
+        computeRollup({
+          systemRef,
+          slices: [],
+          environmentSince: new Map(),
+          upstream: [],
+          now: now(),
+        })),
+      name: entity.metadata.name,
+      namespace: entity.metadata.namespace ?? 'default',
+      title: entity.metadata.title,
+      owner:
+        typeof entity.spec?.owner === 'string' ? entity.spec.owner : undefined,
+    };
+  }
+
+  router.get('/v1/systems', async (req, res) => {
+    const credentials = await authenticate(req);
+    const query = parseSystemListQuery(req.query as Record<string, unknown>);
+    const { items } = await catalog.getEntities(
+      { filter: { kind: 'System' }, fields: SYSTEM_FIELDS },
+      { credentials },
+    );
+    const rollups = await states.readRollups(
+      items.map(e => stringifyEntityRef(e).toLowerCase()),
+    );
+    res.json(
+      listSystems(
+        items.map(entity =>
+          summaryOf(
+            entity,
+            rollups.get(stringifyEntityRef(entity).toLowerCase()),
+          ),
+        ),
+        query,
+      ),
+    );
+  });
+
+  router.get('/v1/systems/:namespace/:name', async (req, res) => {
+    const credentials = await authenticate(req);
+    const systemRef = stringifyEntityRef({
+      kind: 'system',
+      namespace: req.params.namespace,
+      name: req.params.name,
+    }).toLowerCase();
+    const entity = await visibleSystem(systemRef, credentials);
+    const [rollup, slices] = await Promise.all([
+      loadRollup(systemRef),
+      states.readEnvironmentSlices([{ systemRef }]),
+    ]);
+    const details: SystemHealthDetails = {
+      ...summaryOf(entity, rollup),
+      ...matrixOf(slices),
+    };
+    res.json(details);
+  });
+
+  router.get('/v1/systems/:namespace/:name/history', async (req, res) => {
+    const credentials = await authenticate(req);
+    const query = parseHistoryQuery(
+      req.query as Record<string, unknown>,
+      now(),
+      ['environment', 'granularity'],
+    );
+    const granularity =
+      (req.query.granularity as string | undefined) ?? 'hours';
+    if (granularity !== 'hours' && granularity !== 'runs') {
+      throw new InputError(
+        `Invalid query: granularity: '${granularity}' is not 'hours' or 'runs'`,
+      );
+    }
+    const systemRef = stringifyEntityRef({
+      kind: 'system',
+      namespace: req.params.namespace,
+      name: req.params.name,
+    }).toLowerCase();
+    await visibleSystem(systemRef, credentials);
+    const environment = req.query.environment as string | undefined;
+    const range = { systemRef, environment, from: query.from, to: query.to };
+    const [uptime, responseTime, page] = await Promise.all([
+      history.uptime(range),
+      history.responseTime(range),
+      granularity === 'runs'
+        ? history.listRuns({
+            ...range,
+            limit: query.limit,
+            cursor: query.cursor,
+          })
+        : history.listHours(range).then(items => ({ runs: items })),
+    ]);
+    res.json({
+      granularity,
+      from: new Date(query.from).toISOString(),
+      to: new Date(query.to).toISOString(),
+      uptime,
+      responseTime,
+      items: page.runs,
+      nextCursor: 'nextCursor' in page ? page.nextCursor : undefined,
+    });
+  });
+
+  router.get('/v1/slices/:sliceId/runs', async (req, res) => {
+    const credentials = await authenticate(req);
+    const key = sliceKeyOf(req.params.sliceId);
+    await visibleSystem(key.systemRef, credentials);
+    const query = parseHistoryQuery(
+      req.query as Record<string, unknown>,
+      now(),
+    );
+    res.json(
+      await history.listRuns({
+        sliceId: req.params.sliceId,
+        from: query.from,
+        to: query.to,
+        limit: query.limit,
+        cursor: query.cursor,
+      }),
+    );
+  });
+
+  router.get('/v1/slices/:sliceId', async (req, res) => {
+    const credentials = await authenticate(req);
+    const key = sliceKeyOf(req.params.sliceId);
+    await visibleSystem(key.systemRef, credentials);
+    const slices = await states.readEnvironmentSlices([
+      { systemRef: key.systemRef, environment: key.environment },
+    ]);
+    const slice = slices.find(s => s.sliceId === req.params.sliceId);
+    if (!slice) {
+      throw new NotFoundError(`No slice ${req.params.sliceId}`);
+    }
+    res.json(cellOf(slice));
+  });
+
+  return router;
+}
+
+function sliceKeyOf(sliceId: string) {
+  const key = tryDecodeSliceId(sliceId);
+  if (!key) {
+    throw new InputError(
+      `'${sliceId}' is not a slice id (healthcheck:<check>:<system>:<environment>)`,
+    );
+  }
+  return key;
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+
+/**
+ * `from` and `to` (ISO 8601 or epoch ms; default the last 24 hours),
+ * `limit` and `cursor`; every problem listed in one InputError.
+ */
+export function parseHistoryQuery(
+  query: Record<string, unknown>,
+  now: number,
+  extraKeys: string[] = [],
+): { from: number; to: number; limit?: number; cursor?: string } {
+  const problems: string[] = [];
+  const known = new Set(['from', 'to', 'limit', 'cursor', ...extraKeys]);
+  for (const key of Object.keys(query)) {
+    if (!known.has(key)) {
+      problems.push(
+        `${key}: unknown parameter (known: ${[...known].join(', ')})`,
+      );
+    } else if (typeof query[key] !== 'string') {
+      problems.push(`${key}: give it once, as text`);
+    }
+  }
+  const time = (key: 'from' | 'to', fallback: number) => {
+    const text = query[key];
+    if (typeof text !== 'string') return fallback;
+    const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+    if (!Number.isFinite(value)) {
+      problems.push(
+        `${key}: '${text}' is neither an ISO 8601 time nor epoch ms`,
+      );
+      return fallback;
+    }
+    return value;
+  };
+  const to = time('to', now);
+  const from = time('from', to - DAY_MS);
+  if (from >= to) {
+    problems.push('from: must be before to');
+  }
+  let limit: number | undefined;
+  if (typeof query.limit === 'string') {
+    limit = Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      problems.push(
+        `limit: '${query.limit}' is not a whole number from 1 to 1000`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new InputError(`Invalid query: ${problems.join('; ')}`);
+  }
+  return {
+    from,
+    to,
+    limit,
+    cursor: typeof query.cursor === 'string' ? query.cursor : undefined,
+  };
+}
+
+function cellOf(slice: EnvironmentSlice): SliceHealth {
+  const state = slice.state;
+  return {
+    sliceId: slice.sliceId,
+    checkId: slice.checkId,
+    environment: slice.environment,
+    status: slice.paused ? 'paused' : state?.status ?? 'unknown',
+    paused: slice.paused,
+    lastRunAt: state ? new Date(state.lastRunAt).toISOString() : undefined,
+    lastDurationMs: state?.lastDurationMs,
+    lastReason: state?.lastReason,
+    since: state ? new Date(state.since).toISOString() : undefined,
+  };
+}
+
+/** The environment x check matrix of a system's slices. */
+export function matrixOf(
+  slices: readonly EnvironmentSlice[],
+): Pick<SystemHealthDetails, 'environmentNames' | 'checks'> {
+  const environmentNames = [...new Set(slices.map(s => s.environment))].sort();
+  const byCheck = new Map<string, Record<string, SliceHealth>>();
+  for (const slice of slices) {
+    const cells = byCheck.get(slice.checkId) ?? {};
+    cells[slice.environment] = cellOf(slice);
+    byCheck.set(slice.checkId, cells);
+  }
+  return {
+    environmentNames,
+    checks: [...byCheck.keys()]
+      .sort()
+      .map(checkId => ({ checkId, cells: byCheck.get(checkId)! })),
+  };
+}

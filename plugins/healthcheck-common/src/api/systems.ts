@@ -1,0 +1,163 @@
+import { HealthStatus } from '../status';
+
+/**
+ * Why a system or an environment is not healthy: one failing slice and its
+ * first failing condition, as the run displayed it.
+ * @public
+ */
+export interface RollupReason {
+  checkId: string;
+  environment: string;
+  status: HealthStatus;
+  /** The failing condition as Gatus shows it (`[STATUS] (500) == 200`), or the probe error. */
+  display: string;
+}
+
+/**
+ * One environment of a system: the worst of its slices.
+ * @public
+ */
+export interface EnvironmentRollup {
+  name: string;
+  status: HealthStatus;
+  /** Slices that are healthy, of all its slices that are not paused. */
+  healthy: number;
+  total: number;
+  /** ISO 8601: since when the environment has had this status. */
+  since: string;
+}
+
+/**
+ * A system this one depends on (`dependsOn` of the system or its members)
+ * whose own rollup is not healthy.
+ * @public
+ */
+export interface UpstreamProblem {
+  systemRef: string;
+  status: HealthStatus;
+}
+
+/**
+ * The health of one system: what badges, graph nodes and the Health tab show.
+ * @public
+ */
+export interface SystemRollup {
+  /** Canonical (lower-case) entity ref, `system:default/payments`. */
+  systemRef: string;
+  /** The worst of its environments; `unknown` before any run. */
+  status: HealthStatus;
+  environments: EnvironmentRollup[];
+  reasons: RollupReason[];
+  /** Healthy slices of all slices not paused, across environments. */
+  healthy: number;
+  total: number;
+  upstream: UpstreamProblem[];
+  /** ISO 8601: when the rollup was computed. */
+  updatedAt: string;
+  /** ISO 8601: since when the system has had this status. */
+  since: string;
+}
+
+/**
+ * The events topic of per-environment status changes.
+ * @public
+ */
+export const ENVIRONMENT_CHANGED_TOPIC = 'healthcheck.environment.changed';
+
+/**
+ * The events topic (and the signals channel) of system status changes.
+ * @public
+ */
+export const SYSTEM_STATUS_CHANGED_TOPIC = 'healthcheck.system.changed';
+
+/**
+ * The signals channel the frontend subscribes to for live updates.
+ * @public
+ */
+export const SYSTEM_STATUS_SIGNAL_CHANNEL = 'healthcheck:system-status';
+
+/**
+ * Payload of {@link ENVIRONMENT_CHANGED_TOPIC}: one environment of one system
+ * changed status.
+ * @public
+ */
+export interface EnvironmentChangedEvent {
+  systemRef: string;
+  environment: string;
+  from: HealthStatus;
+  to: HealthStatus;
+  /** ISO 8601. */
+  at: string;
+  /** The slices that made the environment's status: the worst ones. */
+  slices: Array<{ sliceId: string; checkId: string; status: HealthStatus }>;
+}
+
+/**
+ * Payload of {@link SYSTEM_STATUS_CHANGED_TOPIC} and of the signal: a
+ * system's rollup changed status. `type` is `SYSTEM_STATUS_CHANGED`.
+ * @public
+ */
+export interface SystemStatusChangedEvent {
+  type: 'SYSTEM_STATUS_CHANGED';
+  systemRef: string;
+  from: HealthStatus;
+  to: HealthStatus;
+  rollup: SystemRollup;
+}
+
+/**
+ * A system in `GET /v1/systems`: its rollup and what the catalog says of it.
+ * A system without checks has status `unknown` and `total` 0.
+ * @public
+ */
+export interface SystemHealthSummary extends SystemRollup {
+  name: string;
+  namespace: string;
+  title?: string;
+  /** The owner's entity ref, as the catalog has it. */
+  owner?: string;
+}
+
+/**
+ * `GET /v1/systems`: one page of systems, with the counts of all that match.
+ * @public
+ */
+export interface SystemListResponse {
+  items: SystemHealthSummary[];
+  /** Systems that match the filters, on all pages. */
+  totalCount: number;
+  /** Of the systems that match every filter but `status`, how many have each status. */
+  counts: Record<HealthStatus, number>;
+  /** Pass as `cursor` for the next page; absent on the last one. */
+  nextCursor?: string;
+}
+
+/**
+ * One cell of a system's environment x check matrix: one slice.
+ * @public
+ */
+export interface SliceHealth {
+  sliceId: string;
+  checkId: string;
+  environment: string;
+  status: HealthStatus;
+  paused: boolean;
+  /** ISO 8601 of the last run, if any. */
+  lastRunAt?: string;
+  lastDurationMs?: number;
+  /** The failing condition or probe error of the last run. */
+  lastReason?: string;
+  /** ISO 8601: since when the slice has had this status. */
+  since?: string;
+}
+
+/**
+ * `GET /v1/systems/{namespace}/{name}`: the rollup and the matrix of slices.
+ * @public
+ */
+export interface SystemHealthDetails extends SystemHealthSummary {
+  /** Environment names, sorted; the matrix's columns. */
+  environmentNames: string[];
+  /** One row per check, with a cell per environment it runs in. */
+  checks: Array<{ checkId: string; cells: Record<string, SliceHealth> }>;
+}
