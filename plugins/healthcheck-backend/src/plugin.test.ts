@@ -288,4 +288,24 @@ describe('healthcheck backend plugin', () => {
       .set('Authorization', mockCredentials.none.header());
     expect(systems.status).toBe(401);
   });
+
+  it('serves its OpenAPI document and validates requests against it', async () => {
+    const server = await startBackend();
+    const doc = await request(server).get('/api/healthcheck/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.paths['/api/healthcheck/v1/systems']).toBeDefined();
+
+    const badBody = await request(server)
+      .post('/api/healthcheck/v1/checks')
+      .set('Authorization', mockCredentials.user.header())
+      .send([1, 2]);
+    expect(badBody.status).toBe(400);
+    expect(badBody.body.error.message).toContain('body must be object');
+
+    const badLimit = await request(server)
+      .get('/api/healthcheck/v1/systems?limit=lots')
+      .set('Authorization', mockCredentials.user.header());
+    expect(badLimit.status).toBe(400);
+    expect(badLimit.body.error.message).toContain('limit');
+  });
 });

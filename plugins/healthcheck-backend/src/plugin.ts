@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   coreServices,
   createBackendPlugin,
@@ -12,6 +14,7 @@ import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node'
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readConfigDuration } from './config';
 import { createProbingInstance } from './executor/createProbingInstance';
+import { createRunCheckNow } from './executor/runCheckNow';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeSecrets } from './probes/secrets';
@@ -35,7 +38,7 @@ import {
 } from './reconciler';
 import {
   badgeAuthPolicy,
-  BadgeMeasurementQuery,
+  badgeLoaders,
   createBadgeRouter,
   readBadgeSettings,
 } from './badges';
@@ -44,6 +47,7 @@ import {
   readHistorySettings,
   scheduleHistoryMaintenance,
 } from './history';
+import { createApiRouter } from './service/createApiRouter';
 import { createHealthRouter } from './service/healthRouter';
 import { createRouter } from './service/router';
 
@@ -142,6 +146,15 @@ export const healthcheckPlugin = createBackendPlugin({
             await Promise.all(systemRefs.map(ref => rollups.recompute(ref)));
           },
         });
+        // This instance's id among those sharing the database.
+        const membershipId = `${hostname()}-${randomUUID()}`;
+        const rollupConsumer = new RollupConsumer({
+          store: states,
+          rollups,
+          logger: logger.child({ component: 'rollup' }),
+          instanceId: membershipId,
+          windowMs: rollupSettings.windowMs,
+        });
         const probing = await createProbingInstance({
           config,
           logger,
@@ -152,18 +165,14 @@ export const healthcheckPlugin = createBackendPlugin({
           states: new DurableSliceStates({
             readSliceStates: ids => states.readSliceStates(ids),
           }),
+          instanceId: membershipId,
           afterComplete: createRunFollowUp({
             store: states,
             transitions,
             logger,
+            requestRollup: systemRef =>
+              rollupConsumer.requestRecompute(systemRef),
           }),
-        });
-        const rollupConsumer = new RollupConsumer({
-          store: states,
-          rollups,
-          logger: logger.child({ component: 'rollup' }),
-          instanceId: probing.instanceId,
-          windowMs: rollupSettings.windowMs,
         });
         await rollupConsumer.subscribe(events);
         await scheduleReconcileTasks({
@@ -187,79 +196,53 @@ export const healthcheckPlugin = createBackendPlugin({
         });
 
         permissionsRegistry.addPermissions(healthcheckPermissions);
-        httpRouter.use(
-          await createRouter({
+        const checksRouter = await createRouter({
+          logger,
+          httpAuth,
+          permissions,
+          auditor,
+          store,
+          catalog,
+          probeTypes,
+          minIntervalMs: readConfigDuration(
+            config,
+            'healthcheck.minimumInterval',
+          ),
+          runCheck: createRunCheckNow({
+            readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
+            runOnce: (slice, at) => probing.engine.runner.runOnce(slice, at),
             logger,
-            httpAuth,
-            permissions,
-            auditor,
-            store,
-            catalog,
-            probeTypes,
-            minIntervalMs: readConfigDuration(
-              config,
-              'healthcheck.minimumInterval',
-            ),
-            runCheck: async checkId => {
-              const at = Date.now();
-              const toRun = await slices.readRunningOfCheck(checkId);
-              for (const slice of toRun) {
-                probing.engine.runner
-                  .runOnce(slice, at)
-                  .catch(error =>
-                    logger.warn(`Run now of ${slice.id} failed`, error),
-                  );
-              }
-              return toRun.map(slice => ({
-                runId: `${slice.id}@${at}`,
-                sliceId: slice.id,
-                systemRef: slice.systemRef,
-                environment: slice.environment,
-              }));
-            },
-            // An edit through the API converges its systems at once, and
-            // this instance picks the result up without waiting.
-            onChecksChanged: change => {
-              reconciler
-                .reconcileSystems(change.systems)
-                .then(() => probing.engine.scheduler.refreshDesired())
-                .catch(error =>
-                  logger.warn(
-                    `Reconciling the systems of check ${change.checkId} failed; the next full pass will`,
-                    error,
-                  ),
-                );
-            },
           }),
-        );
-        httpRouter.use(
-          createHealthRouter({
-            httpAuth,
-            catalog,
-            states,
+          // An edit through the API converges its systems at once, and
+          // this instance picks the result up without waiting.
+          onChecksChanged: change => {
+            reconciler
+              .reconcileSystems(change.systems)
+              .then(() => probing.engine.scheduler.refreshDesired())
+              .catch(error =>
+                logger.warn(
+                  `Reconciling the systems of check ${change.checkId} failed; the next full pass will`,
+                  error,
+                ),
+              );
+          },
+        });
+        const healthRouter = createHealthRouter({
+          httpAuth,
+          catalog,
+          states,
+          history,
+          loadRollup: systemRef => rollups.get(systemRef),
+        });
+        const badgeRouter = createBadgeRouter({
+          logger: logger.child({ component: 'badges' }),
+          ...badgeLoaders({
+            loadRollup: systemRef => rollups.getOrEmpty(systemRef),
             history,
-            loadRollup: systemRef => rollups.get(systemRef),
           }),
-        );
-        const measure = (query: BadgeMeasurementQuery) => ({
-          systemRef: query.systemRef,
-          environment: query.environment,
-          from: query.from.getTime(),
-          to: query.to.getTime(),
         });
         httpRouter.use(
-          createBadgeRouter({
-            logger: logger.child({ component: 'badges' }),
-            loadRollup: systemRef => rollups.getOrEmpty(systemRef),
-            loadUptime: async query =>
-              (await history.uptime(measure(query))).uptime,
-            loadResponseTime: async query => {
-              const summary = await history.responseTime(measure(query));
-              return summary.p50Ms === undefined || summary.p95Ms === undefined
-                ? undefined
-                : { p50: summary.p50Ms, p95: summary.p95Ms };
-            },
-          }),
+          createApiRouter([checksRouter, healthRouter, badgeRouter]),
         );
         httpRouter.addAuthPolicy(badgeAuthPolicy(readBadgeSettings(config)));
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

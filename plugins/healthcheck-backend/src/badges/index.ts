@@ -2,6 +2,7 @@
  * Health badges: `GET /v1/badges/systems/:namespace/:name`, as SVG or
  * shields.io endpoint JSON.
  */
+export { badgeLoaders } from './badgeLoaders';
 export { createBadgeRouter } from './badgeRouter';
 export type { BadgeMeasurementQuery, BadgeRouterOptions } from './badgeRouter';
 export {

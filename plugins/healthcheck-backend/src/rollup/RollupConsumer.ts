@@ -78,9 +78,21 @@ export class RollupConsumer {
    * current window, if this instance is the first to claim the window.
    */
   async onEnvironmentChanged(event: EnvironmentChangedEvent): Promise<void> {
-    if (this.#stopped || typeof event?.systemRef !== 'string') {
+    if (typeof event?.systemRef === 'string') {
+      await this.requestRecompute(event.systemRef);
+    }
+  }
+
+  /**
+   * Asks for a recompute of a system's rollup in the current window, for a
+   * change that moved no environment's status but changes what the rollup
+   * shows (which slices fail, k of n healthy).
+   */
+  async requestRecompute(systemRef: string): Promise<void> {
+    if (this.#stopped) {
       return;
     }
+    const event = { systemRef };
     const now = this.#now();
     const { id, endsAt } = rollupBucketId(event.systemRef, now, this.#windowMs);
     if (!(await this.#store.claimRollup(id, this.#instanceId, now))) {
@@ -100,6 +112,8 @@ export class RollupConsumer {
         .finally(() => this.#pending.delete(run));
       this.#pending.add(run);
     }, Math.max(0, endsAt - now));
+    // Shutdown stops the consumer; a pending recompute keeps nothing alive.
+    timer.unref?.();
     this.#timers.add(timer);
   }
 

@@ -38,8 +38,10 @@ export function createRunFollowUp(deps: {
   store: DatabaseStateStore;
   transitions: EnvironmentTransitions;
   logger: LoggerService;
+  /** Debounced rollup recompute of a system whose slices changed status. */
+  requestRollup?: (systemRef: string) => Promise<void>;
 }): (records: readonly RunRecord[]) => Promise<void> {
-  const { store, transitions, logger } = deps;
+  const { store, transitions, logger, requestRollup } = deps;
   return async records => {
     if (records.length === 0) {
       return;
@@ -65,6 +67,10 @@ export function createRunFollowUp(deps: {
     }
     try {
       await transitions.check(changed);
+      // The environments' statuses may hold while the reasons change.
+      for (const systemRef of new Set(changed.map(r => r.systemRef))) {
+        await requestRollup?.(systemRef);
+      }
     } catch (error) {
       logger.warn(
         'Could not check environments for a change of status',

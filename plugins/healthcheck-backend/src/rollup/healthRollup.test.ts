@@ -25,6 +25,8 @@ import type { DesiredSlice } from '../reconciler/desiredSlices';
 import { EnvironmentTransitions } from './EnvironmentTransitions';
 import { RollupConsumer } from './RollupConsumer';
 import { RollupService } from './RollupService';
+import { createRunFollowUp } from './followUpRuns';
+import type { RunRecord } from '../executor/SliceRunner';
 
 jest.setTimeout(60_000);
 
@@ -118,7 +120,7 @@ describe('health rollup', () => {
     const catalog = catalogServiceMock({
       entities: withDependsOnRelations(readDemoCatalog()),
     });
-    return { knex, store, catalog };
+    return { knex, store, catalog, slices };
   }
 
   /** Another instance: its own pool on PostgreSQL, as another process has. */
@@ -423,6 +425,69 @@ describe('health rollup', () => {
       expect(await store.readRollup('system:default/payments')).toMatchObject({
         status: 'unhealthy',
       });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'refreshes the reasons when another slice fails in an environment that was already unhealthy, on %p',
+    async databaseId => {
+      const { store, catalog, slices } = await setup(databaseId);
+      const a = instance(store, catalog, 'a', 300);
+      const followUp = createRunFollowUp({
+        store,
+        transitions: a.transitions,
+        logger: mockServices.logger.mock(),
+        requestRollup: ref => a.consumer.requestRecompute(ref),
+      });
+      const second = sliceOf('payments-latency', 'payments', 'production');
+      await slices.applyChanges({
+        write: [{ paused: false, slice: second }],
+        remove: [],
+      });
+      const run = (slice: DesiredSlice, display: string) => {
+        scheduledAt += 10_000;
+        return {
+          sliceId: slice.id,
+          checkId: slice.checkId,
+          systemRef: slice.systemRef,
+          environment: slice.environment,
+          scheduledAt,
+          startedAt: scheduledAt,
+          durationMs: 5,
+          outcome: 'fail',
+          status: 'unhealthy',
+          previousStatus: 'healthy',
+          statusChanged: true,
+          state: {
+            status: 'unhealthy',
+            consecutiveFailures: 2,
+            consecutiveSuccesses: 0,
+            since: scheduledAt,
+            lastOutcome: 'fail',
+          },
+          conditions: [
+            {
+              condition: '[STATUS] == 200',
+              severity: 'unhealthy',
+              success: false,
+              display,
+            },
+          ],
+        } as unknown as RunRecord;
+      };
+      await followUp([run(SLICES[0], '[STATUS] (500) == 200')]);
+      await new Promise(resolve => setTimeout(resolve, 700));
+      // The environment stays unhealthy; only the reasons grow.
+      await followUp([run(second, '[STATUS] (503) == 200')]);
+      await new Promise(resolve => setTimeout(resolve, 700));
+      await a.consumer.stop();
+      const rollup = await store.readRollup('system:default/payments');
+      expect(rollup?.reasons.map(r => r.display)).toEqual(
+        expect.arrayContaining([
+          '[STATUS] (500) == 200',
+          '[STATUS] (503) == 200',
+        ]),
+      );
     },
   );
 });

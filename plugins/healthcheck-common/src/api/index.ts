@@ -1,2 +1,3 @@
 export * from './checks';
 export * from './systems';
+export * from './HealthcheckSystemsClient';

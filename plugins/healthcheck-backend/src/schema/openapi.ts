@@ -1,0 +1,522 @@
+/**
+ * The OpenAPI 3.1 document of the health-check API, served at
+ * `/api/healthcheck/openapi.json`, and the schema every request is
+ * validated against before it reaches a route (see `createApiRouter`).
+ * Request bodies and query strings are checked here for shape and type; the
+ * routes then check meaning (a check's spec, durations, conditions) and
+ * answer with every problem listed.
+ *
+ * @internal
+ */
+export const spec = {
+  openapi: '3.1.0',
+  info: {
+    title: 'healthcheck',
+    version: '1',
+    description:
+      'Vigil health checks: checks (from Git and the API), per-system rollups, history, run now and badges.',
+    license: { name: 'Apache-2.0' },
+  },
+  servers: [{ url: '/' }],
+  components: {
+    securitySchemes: {
+      JWT: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    },
+    parameters: {
+      namespace: {
+        name: 'namespace',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', minLength: 1 },
+      },
+      name: {
+        name: 'name',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', minLength: 1 },
+      },
+      checkId: {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description:
+          'An API check id (`payments-http`) or a URL-encoded HealthCheck entity ref.',
+        schema: { type: 'string', minLength: 1 },
+      },
+      sliceId: {
+        name: 'sliceId',
+        in: 'path',
+        required: true,
+        description:
+          'A URL-encoded slice id, `healthcheck:<check>:<system>:<environment>`.',
+        schema: { type: 'string', minLength: 1 },
+      },
+      from: {
+        name: 'from',
+        in: 'query',
+        description: 'ISO 8601 or epoch ms; default 24 hours before `to`.',
+        schema: { type: 'string' },
+      },
+      to: {
+        name: 'to',
+        in: 'query',
+        description: 'ISO 8601 or epoch ms; default now.',
+        schema: { type: 'string' },
+      },
+      limit: {
+        name: 'limit',
+        in: 'query',
+        schema: { type: 'string', pattern: '^[0-9]+$' },
+      },
+      cursor: {
+        name: 'cursor',
+        in: 'query',
+        description: 'The `nextCursor` of the previous page.',
+        schema: { type: 'string' },
+      },
+    },
+    responses: {
+      ErrorResponse: {
+        description: 'What went wrong, as Backstage answers errors.',
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Error' },
+          },
+        },
+      },
+    },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['error'],
+        properties: {
+          error: {
+            type: 'object',
+            required: ['name', 'message'],
+            properties: {
+              name: { type: 'string' },
+              message: { type: 'string' },
+            },
+          },
+          request: { type: 'object' },
+          response: { type: 'object' },
+        },
+      },
+      HealthStatus: {
+        type: 'string',
+        enum: ['healthy', 'degraded', 'unhealthy', 'unknown', 'paused'],
+      },
+      RollupReason: {
+        type: 'object',
+        required: ['checkId', 'environment', 'status', 'display'],
+        properties: {
+          checkId: { type: 'string' },
+          environment: { type: 'string' },
+          status: { $ref: '#/components/schemas/HealthStatus' },
+          display: { type: 'string' },
+        },
+      },
+      EnvironmentRollup: {
+        type: 'object',
+        required: ['name', 'status', 'healthy', 'total', 'since'],
+        properties: {
+          name: { type: 'string' },
+          status: { $ref: '#/components/schemas/HealthStatus' },
+          healthy: { type: 'integer' },
+          total: { type: 'integer' },
+          since: { type: 'string', format: 'date-time' },
+        },
+      },
+      SystemRollup: {
+        type: 'object',
+        required: [
+          'systemRef',
+          'status',
+          'environments',
+          'reasons',
+          'healthy',
+          'total',
+          'upstream',
+          'updatedAt',
+          'since',
+        ],
+        properties: {
+          systemRef: { type: 'string' },
+          status: { $ref: '#/components/schemas/HealthStatus' },
+          environments: {
+            type: 'array',
+            items: { $ref: '#/components/schemas/EnvironmentRollup' },
+          },
+          reasons: {
+            type: 'array',
+            items: { $ref: '#/components/schemas/RollupReason' },
+          },
+          healthy: { type: 'integer' },
+          total: { type: 'integer' },
+          upstream: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['systemRef', 'status'],
+              properties: {
+                systemRef: { type: 'string' },
+                status: { $ref: '#/components/schemas/HealthStatus' },
+              },
+            },
+          },
+          updatedAt: { type: 'string', format: 'date-time' },
+          since: { type: 'string', format: 'date-time' },
+        },
+      },
+      SystemHealthSummary: {
+        allOf: [
+          { $ref: '#/components/schemas/SystemRollup' },
+          {
+            type: 'object',
+            required: ['name', 'namespace'],
+            properties: {
+              name: { type: 'string' },
+              namespace: { type: 'string' },
+              title: { type: 'string' },
+              owner: { type: 'string' },
+            },
+          },
+        ],
+      },
+      SliceHealth: {
+        type: 'object',
+        required: ['sliceId', 'checkId', 'environment', 'status', 'paused'],
+        properties: {
+          sliceId: { type: 'string' },
+          checkId: { type: 'string' },
+          environment: { type: 'string' },
+          status: { $ref: '#/components/schemas/HealthStatus' },
+          paused: { type: 'boolean' },
+          lastRunAt: { type: 'string', format: 'date-time' },
+          lastDurationMs: { type: 'number' },
+          lastReason: { type: 'string' },
+          since: { type: 'string', format: 'date-time' },
+        },
+      },
+      CheckInput: {
+        type: 'object',
+        description:
+          'A check: `spec` as in a HealthCheck entity. The route lists every problem of the spec.',
+        properties: {
+          id: { type: 'string' },
+          title: { type: 'string' },
+          revision: { type: 'integer' },
+          spec: { type: 'object' },
+        },
+      },
+      CheckDetails: {
+        type: 'object',
+        required: ['id', 'spec', 'source'],
+        properties: {
+          id: { type: 'string' },
+          title: { type: 'string' },
+          revision: { type: 'integer' },
+          spec: { type: 'object' },
+          source: { type: 'object' },
+        },
+      },
+    },
+  },
+  security: [{}, { JWT: [] }],
+  paths: {
+    '/health': {
+      get: {
+        operationId: 'GetHealth',
+        description: 'Liveness of the plugin; needs no credentials.',
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/v1/checks': {
+      get: {
+        operationId: 'ListChecks',
+        description: 'Every check, from Git and from the API, with its source.',
+        responses: {
+          '200': { description: 'The checks' },
+          '401': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+      post: {
+        operationId: 'CreateCheck',
+        description: 'Creates a check; permission healthcheck.check.create.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/CheckInput' },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'The stored check',
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/CheckDetails' },
+              },
+            },
+          },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+          '403': { $ref: '#/components/responses/ErrorResponse' },
+          '409': { $ref: '#/components/responses/ErrorResponse' },
+          '413': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/checks/{id}': {
+      parameters: [{ $ref: '#/components/parameters/checkId' }],
+      get: {
+        operationId: 'GetCheck',
+        responses: {
+          '200': {
+            description: 'The check',
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/CheckDetails' },
+              },
+            },
+          },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+      put: {
+        operationId: 'UpdateCheck',
+        description:
+          'Replaces an API check; permission healthcheck.check.update. A GitOps check answers 409.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/CheckInput' },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'The stored check' },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+          '409': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+      delete: {
+        operationId: 'DeleteCheck',
+        description:
+          'Deletes an API check; permission healthcheck.check.delete.',
+        parameters: [
+          {
+            name: 'revision',
+            in: 'query',
+            schema: { type: 'string', pattern: '^[0-9]+$' },
+          },
+        ],
+        responses: {
+          '204': { description: 'Deleted' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+          '409': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/checks/{id}/run': {
+      parameters: [{ $ref: '#/components/parameters/checkId' }],
+      post: {
+        operationId: 'RunCheck',
+        description:
+          'Runs the check once now in each of its environments, off its schedule and past the bulkhead; permission healthcheck.check.run.',
+        responses: {
+          '202': { description: 'The runs started, with their ids' },
+          '403': { $ref: '#/components/responses/ErrorResponse' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/probe-types': {
+      get: {
+        operationId: 'ListProbeTypes',
+        responses: { '200': { description: 'The probe types' } },
+      },
+    },
+    '/v1/systems': {
+      get: {
+        operationId: 'ListSystems',
+        description:
+          'Every system the caller may read in the catalog, with its rollup.',
+        parameters: [
+          {
+            name: 'status',
+            in: 'query',
+            description: 'Comma-separated statuses.',
+            schema: { type: 'string' },
+          },
+          { name: 'owner', in: 'query', schema: { type: 'string' } },
+          { name: 'environment', in: 'query', schema: { type: 'string' } },
+          {
+            name: 'q',
+            in: 'query',
+            description: 'Search in name, title and ref.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'sort',
+            in: 'query',
+            description: '`status` (worst first, the default) or `name`.',
+            schema: { type: 'string' },
+          },
+          { $ref: '#/components/parameters/limit' },
+          { $ref: '#/components/parameters/cursor' },
+        ],
+        responses: {
+          '200': {
+            description: 'A page of systems',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items', 'totalCount', 'counts'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/SystemHealthSummary',
+                      },
+                    },
+                    totalCount: { type: 'integer' },
+                    counts: { type: 'object' },
+                    nextCursor: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/systems/{namespace}/{name}': {
+      parameters: [
+        { $ref: '#/components/parameters/namespace' },
+        { $ref: '#/components/parameters/name' },
+      ],
+      get: {
+        operationId: 'GetSystem',
+        description: 'A system’s rollup and its environment x check matrix.',
+        responses: {
+          '200': { description: 'The system' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/systems/{namespace}/{name}/history': {
+      parameters: [
+        { $ref: '#/components/parameters/namespace' },
+        { $ref: '#/components/parameters/name' },
+      ],
+      get: {
+        operationId: 'GetSystemHistory',
+        description:
+          'Runs or hourly aggregates of a system (or one environment) over a time range, with its time-weighted up-time and response time.',
+        parameters: [
+          { name: 'environment', in: 'query', schema: { type: 'string' } },
+          {
+            name: 'granularity',
+            in: 'query',
+            description: '`hours` (the default) or `runs`.',
+            schema: { type: 'string' },
+          },
+          { $ref: '#/components/parameters/from' },
+          { $ref: '#/components/parameters/to' },
+          { $ref: '#/components/parameters/limit' },
+          { $ref: '#/components/parameters/cursor' },
+        ],
+        responses: {
+          '200': { description: 'The history' },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/slices/{sliceId}': {
+      parameters: [{ $ref: '#/components/parameters/sliceId' }],
+      get: {
+        operationId: 'GetSlice',
+        responses: {
+          '200': {
+            description: 'The slice',
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/SliceHealth' },
+              },
+            },
+          },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/slices/{sliceId}/runs': {
+      parameters: [{ $ref: '#/components/parameters/sliceId' }],
+      get: {
+        operationId: 'ListSliceRuns',
+        parameters: [
+          { $ref: '#/components/parameters/from' },
+          { $ref: '#/components/parameters/to' },
+          { $ref: '#/components/parameters/limit' },
+          { $ref: '#/components/parameters/cursor' },
+        ],
+        responses: {
+          '200': { description: 'A page of runs, newest first' },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/badges/systems/{namespace}/{name}': {
+      parameters: [
+        { $ref: '#/components/parameters/namespace' },
+        { $ref: '#/components/parameters/name' },
+      ],
+      get: {
+        operationId: 'GetSystemBadge',
+        description:
+          'An SVG badge (or a shields.io endpoint JSON with `format=json`) of a system’s status, up-time or response time.',
+        parameters: [
+          {
+            name: 'kind',
+            in: 'query',
+            description: '`status` (default), `uptime` or `response-time`.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'window',
+            in: 'query',
+            description: '`24h`, `7d` or `30d`.',
+            schema: { type: 'string' },
+          },
+          { name: 'environment', in: 'query', schema: { type: 'string' } },
+          {
+            name: 'percentile',
+            in: 'query',
+            description: '`p50` or `p95` (response time).',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'format',
+            in: 'query',
+            description: '`svg` (default) or `json`.',
+            schema: { type: 'string' },
+          },
+          { name: 'style', in: 'query', schema: { type: 'string' } },
+          { name: 'label', in: 'query', schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': { description: 'The badge' },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+  },
+} as const;
