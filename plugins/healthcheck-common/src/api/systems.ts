@@ -161,3 +161,67 @@ export interface SystemHealthDetails extends SystemHealthSummary {
   /** One row per check, with a cell per environment it runs in. */
   checks: Array<{ checkId: string; cells: Record<string, SliceHealth> }>;
 }
+
+/**
+ * One run in a history or runs response. Times are epoch ms; a pause marker
+ * has status `paused` and no outcome.
+ * @public
+ */
+export interface RunEntry {
+  sliceId: string;
+  checkId?: string;
+  environment?: string;
+  scheduledAt: number;
+  startedAt: number;
+  durationMs?: number;
+  outcome?: 'pass' | 'degraded' | 'fail';
+  status: HealthStatus;
+  conditions?: Array<{ condition: string; success: boolean; display: string }>;
+  error?: { kind: string; message: string };
+}
+
+/**
+ * One aggregated hour of one environment.
+ * @public
+ */
+export interface HourEntry {
+  environment: string;
+  /** Epoch ms, a whole hour. */
+  hourStart: number;
+  runCount: number;
+  failureCount: number;
+  latencyP50Ms?: number;
+  latencyP95Ms?: number;
+  latencyP99Ms?: number;
+  upSeconds: number;
+  downSeconds: number;
+  unknownSeconds: number;
+  pausedSeconds: number;
+  uptime?: number;
+}
+
+/**
+ * `GET /v1/systems/{namespace}/{name}/history`.
+ * @public
+ */
+export interface SystemHistoryResponse {
+  granularity: 'hours' | 'runs';
+  /** ISO 8601. */
+  from: string;
+  to: string;
+  uptime: {
+    uptime?: number;
+    upSeconds: number;
+    downSeconds: number;
+    unknownSeconds: number;
+    pausedSeconds: number;
+  };
+  responseTime: {
+    runCount: number;
+    p50Ms?: number;
+    p95Ms?: number;
+    p99Ms?: number;
+  };
+  items: Array<RunEntry | HourEntry>;
+  nextCursor?: string;
+}

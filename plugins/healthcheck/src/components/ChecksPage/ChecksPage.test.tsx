@@ -23,7 +23,7 @@ const paymentsCheck: CheckSummary = {
   },
 };
 
-function renderWith(api: HealthcheckApi) {
+function renderWith(api: Partial<HealthcheckApi>) {
   return renderInTestApp(
     <TestApiProvider apis={[[healthcheckApiRef, api]]}>
       <ChecksPage />
