@@ -1,0 +1,2 @@
+export { useLiveRefresh, POLL_INTERVAL_MS } from './useLiveRefresh';
+export { useSystemHealth } from './useSystemHealth';

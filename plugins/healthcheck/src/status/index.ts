@@ -1,0 +1,2 @@
+export { presentStatus, systemRefOfEntity } from './statusPresentation';
+export type { StatusPresentation } from './statusPresentation';
