@@ -70,6 +70,23 @@ async function reloadUntilVisible(page, url, locate) {
   }
 }
 
+/** How long the open tab may take to show a failing target: 2 runs at 10 s, the rollup window, slack. */
+const FAILURE_SHOWN_LIMIT_MS = 45_000;
+
+async function setDemoTarget(environment, system, mode) {
+  const response = await fetch(
+    `http://127.0.0.1:7010/control/${environment}/${system}`,
+    {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ mode }),
+    },
+  );
+  if (!response.ok) {
+    throw new Error(`the demo targets refused ${mode}: ${response.status}`);
+  }
+}
+
 async function assertPortsFree() {
   for (const url of [FRONTEND, `${BACKEND}/api/healthcheck/health`]) {
     if (await isUp(url)) {
@@ -154,10 +171,100 @@ async function main() {
     await page.screenshot({ path: join(SHOTS, '02-system-payments.png') });
     log('the payments System page renders with its owner and components');
 
-    await page.goto(`${FRONTEND}/healthcheck`);
+    // The Health tab: the rollup, the up-time table and the matrix. The
+    // first visit loads the tab's code from the dev server; the second,
+    // from the Overview tab, is what a user sees from then on.
+    let started = Date.now();
+    await page.goto(`${FRONTEND}/catalog/default/system/payments/health`);
+    await page.getByText('2 checks × 2 environments').waitFor();
     await page.getByText('Payments health endpoint').first().waitFor();
-    await page.screenshot({ path: join(SHOTS, '03-health-checks.png') });
-    log('the health-check page lists the demo checks');
+    const healthTabColdMs = Date.now() - started;
+    await page.locator('a[href$="/system/payments"]').first().click();
+    await page.getByText('Has components').waitFor();
+    started = Date.now();
+    await page.locator('a[href$="/system/payments/health"]').first().click();
+    await page.getByText('2 checks × 2 environments').waitFor();
+    await page.getByText('Payments health endpoint').first().waitFor();
+    const healthTabMs = Date.now() - started;
+    await page.screenshot({ path: join(SHOTS, '03-health-tab.png') });
+    log(
+      `the Health tab shows the matrix ${healthTabMs} ms after navigation (${healthTabColdMs} ms on the first visit)`,
+    );
+
+    // A demo target fails: the open tab turns unhealthy without a reload.
+    // (identity: its checks do not flap, unlike payments' card network.)
+    await page.goto(`${FRONTEND}/catalog/default/system/identity/health`);
+    await page.getByText('Platform health endpoints').first().waitFor();
+    await page.getByText('Healthy', { exact: true }).first().waitFor();
+    await setDemoTarget('production', 'identity', 'failing');
+    started = Date.now();
+    await page
+      .getByText('Unhealthy', { exact: true })
+      .first()
+      .waitFor({ timeout: FAILURE_SHOWN_LIMIT_MS });
+    const failureShownMs = Date.now() - started;
+    await page.screenshot({ path: join(SHOTS, '04-health-tab-unhealthy.png') });
+    log(
+      `the tab shows identity unhealthy ${failureShownMs} ms after its target failed, without a reload (interval 10 s, 2 failures)`,
+    );
+
+    // Run now, as the guest, who is an editor in the demo.
+    await page
+      .getByRole('button', { name: 'Run Platform health endpoints now' })
+      .first()
+      .click();
+    await page
+      .getByText(/Run now: started \d+/)
+      .first()
+      .waitFor();
+    await page.screenshot({ path: join(SHOTS, '05-run-now.png') });
+    log('Run now started the check in its environments');
+
+    // The overview page lists it unhealthy, worst first, and filters.
+    started = Date.now();
+    await page.goto(`${FRONTEND}/healthcheck`);
+    await page
+      .getByRole('link', { name: /payments/i })
+      .first()
+      .waitFor();
+    const overviewMs = Date.now() - started;
+    await page.getByTestId('status-count-unhealthy').click();
+    await page
+      .getByRole('link', { name: /payments/i })
+      .first()
+      .waitFor();
+    await page.screenshot({ path: join(SHOTS, '06-overview-unhealthy.png') });
+    log(
+      `the overview page lists the systems ${overviewMs} ms after navigation and filters to the unhealthy ones`,
+    );
+
+    // The dependency map marks the failing system's node (storefront's
+    // web front end depends on auth-service, a part of identity).
+    await page.goto(`${FRONTEND}/catalog/default/system/storefront`);
+    const map = page.getByText('Dependency health').first();
+    await map.waitFor();
+    await map.scrollIntoViewIfNeeded();
+    await page
+      .locator('svg text')
+      .filter({ hasText: 'Unhealthy' })
+      .first()
+      .waitFor();
+    await page.screenshot({
+      path: join(SHOTS, '07-dependency-map.png'),
+      fullPage: true,
+    });
+    log('the dependency map shows each system’s health on its nodes');
+
+    await setDemoTarget('production', 'identity', 'healthy');
+    process.stdout.write(
+      [
+        'e2e timings (this machine):',
+        `  Health tab of payments interactive: ${healthTabMs} ms, first visit ${healthTabColdMs} ms (target <= 1500 ms for 20 checks x 3 environments)`,
+        `  target failing to page showing it: ${failureShownMs} ms (target <= interval 10 s x 2 failures + 3 s = 23000 ms)`,
+        `  overview page interactive: ${overviewMs} ms`,
+        '',
+      ].join('\n'),
+    );
 
     log(`screenshots in ${SHOTS}`);
   } finally {
@@ -168,7 +275,7 @@ async function main() {
 
 main().then(
   () => {
-    process.stdout.write('e2e smoke: 3 passed, 0 failed\n');
+    process.stdout.write('e2e smoke: 7 passed, 0 failed\n');
   },
   error => {
     log(`failed: ${error.stack ?? error}`);

@@ -1,5 +1,6 @@
 import {
   createApiFactory,
+  createComponentExtension,
   createPlugin,
   createRoutableExtension,
   discoveryApiRef,
@@ -32,7 +33,23 @@ export const healthcheckPlugin = createPlugin({
 export const HealthcheckPage = healthcheckPlugin.provide(
   createRoutableExtension({
     name: 'HealthcheckPage',
-    component: () => import('./components/ChecksPage').then(m => m.ChecksPage),
+    component: () =>
+      import('./components/HealthOverviewPage').then(m => m.HealthOverviewPage),
     mountPoint: rootRouteRef,
+  }),
+);
+
+/**
+ * The Health tab of System and Component entities (legacy frontend system):
+ * `<EntityLayout.Route path="/health" title="Health" if={isHealthTabAvailable}>`.
+ * @public
+ */
+export const EntityHealthContent = healthcheckPlugin.provide(
+  createComponentExtension({
+    name: 'EntityHealthContent',
+    component: {
+      lazy: () =>
+        import('./components/HealthTab').then(m => m.EntityHealthContent),
+    },
   }),
 );

@@ -1,0 +1,38 @@
+import {
+  discoveryApiRef,
+  fetchApiRef,
+  useApi,
+} from '@backstage/core-plugin-api';
+import useAsync from 'react-use/esm/useAsync';
+import { BUILTIN_PROBE_TYPES } from './checkFormModel';
+
+/**
+ * The probe types the backend knows (`GET /v1/probe-types`), built-in and
+ * from modules; the built-in ones while loading or when it cannot be asked.
+ * @internal
+ */
+export function useProbeTypes(): { types: string[]; loading: boolean } {
+  const discoveryApi = useApi(discoveryApiRef);
+  const fetchApi = useApi(fetchApiRef);
+  const { value, loading } = useAsync(async () => {
+    try {
+      const baseUrl = await discoveryApi.getBaseUrl('healthcheck');
+      const response = await fetchApi.fetch(`${baseUrl}/v1/probe-types`);
+      if (!response.ok) {
+        return undefined;
+      }
+      const body = (await response.json()) as { items?: unknown[] };
+      const types = (body.items ?? [])
+        .map(item =>
+          typeof item === 'string'
+            ? item
+            : (item as { type?: unknown } | null)?.type,
+        )
+        .filter((type): type is string => typeof type === 'string' && !!type);
+      return types.length > 0 ? types : undefined;
+    } catch {
+      return undefined;
+    }
+  }, [discoveryApi, fetchApi]);
+  return { types: value ?? BUILTIN_PROBE_TYPES, loading };
+}

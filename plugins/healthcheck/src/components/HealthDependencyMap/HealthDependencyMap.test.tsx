@@ -1,0 +1,238 @@
+import {
+  Entity,
+  RELATION_DEPENDENCY_OF,
+  RELATION_DEPENDS_ON,
+  RELATION_HAS_PART,
+  RELATION_PART_OF,
+} from '@backstage/catalog-model';
+import {
+  catalogGraphApiRef,
+  DefaultCatalogGraphApi,
+  EntityRelationsGraph,
+} from '@backstage/plugin-catalog-graph';
+import {
+  catalogApiRef,
+  EntityProvider,
+  entityRouteRef,
+} from '@backstage/plugin-catalog-react';
+import { catalogApiMock } from '@backstage/plugin-catalog-react/testUtils';
+import { signalApiRef } from '@backstage/plugin-signals-react';
+import { renderInTestApp, TestApiProvider } from '@backstage/test-utils';
+import { screen, waitFor, within } from '@testing-library/react';
+import { ReactNode } from 'react';
+import {
+  SystemHealthSummary,
+  SystemListResponse,
+} from '@vigil/plugin-healthcheck-common';
+import { HealthcheckApi, healthcheckApiRef } from '../../api/HealthcheckApi';
+import {
+  createMockSignalApi,
+  paymentsHealth,
+  statusChanged,
+} from '../HealthStatusBadge/__testUtils__/fixtures';
+import { HealthDependencyMapCard } from './HealthDependencyMapCard';
+import { HealthEntityNode } from './HealthEntityNode';
+import { HealthNodesProvider } from './HealthNodesProvider';
+
+function entity(
+  kind: string,
+  name: string,
+  spec: Entity['spec'],
+  relations: Array<[type: string, targetRef: string]>,
+): Entity {
+  return {
+    apiVersion: 'backstage.io/v1alpha1',
+    kind,
+    metadata: { name, namespace: 'default' },
+    spec,
+    relations: relations.map(([type, targetRef]) => ({ type, targetRef })),
+  };
+}
+
+// payments-api (in payments) depends on auth-api (in auth) and on
+// payments-db, a resource outside any system.
+const paymentsApi = entity(
+  'Component',
+  'payments-api',
+  { type: 'service', system: 'payments' },
+  [
+    [RELATION_PART_OF, 'system:default/payments'],
+    [RELATION_DEPENDS_ON, 'component:default/auth-api'],
+    [RELATION_DEPENDS_ON, 'resource:default/payments-db'],
+  ],
+);
+const catalogEntities = [
+  paymentsApi,
+  entity('System', 'payments', {}, [
+    [RELATION_HAS_PART, 'component:default/payments-api'],
+  ]),
+  entity('Component', 'auth-api', { type: 'service', system: 'auth' }, [
+    [RELATION_PART_OF, 'system:default/auth'],
+    [RELATION_DEPENDENCY_OF, 'component:default/payments-api'],
+  ]),
+  entity('System', 'auth', {}, [
+    [RELATION_HAS_PART, 'component:default/auth-api'],
+  ]),
+  entity('Resource', 'payments-db', { type: 'database' }, [
+    [RELATION_DEPENDENCY_OF, 'component:default/payments-api'],
+  ]),
+];
+
+const authHealth: SystemHealthSummary = paymentsHealth({
+  systemRef: 'system:default/auth',
+  name: 'auth',
+  title: 'Auth',
+  status: 'healthy',
+  reasons: [],
+  healthy: 2,
+  total: 2,
+});
+
+function systemList(items: SystemHealthSummary[]): SystemListResponse {
+  return {
+    items,
+    totalCount: items.length,
+    counts: { healthy: 0, degraded: 0, unhealthy: 0, unknown: 0, paused: 0 },
+  };
+}
+
+async function renderMap(
+  listSystems: HealthcheckApi['listSystems'],
+  signalApi = createMockSignalApi(),
+  graph: ReactNode = <HealthDependencyMapCard />,
+) {
+  await renderInTestApp(
+    <TestApiProvider
+      apis={[
+        [healthcheckApiRef, { listSystems }],
+        [catalogApiRef, catalogApiMock({ entities: catalogEntities })],
+        [catalogGraphApiRef, new DefaultCatalogGraphApi()],
+        [signalApiRef, signalApi],
+      ]}
+    >
+      <EntityProvider entity={paymentsApi}>{graph}</EntityProvider>
+    </TestApiProvider>,
+    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
+  );
+}
+
+/** What each drawn node says: its name, then its status word if any. */
+function drawnNodes(): string[] {
+  return screen
+    .queryAllByTestId('node')
+    .map(node =>
+      Array.from(node.querySelectorAll('text'))
+        .map(text => text.textContent)
+        .join(': '),
+    )
+    .sort();
+}
+
+/**
+ * Waits until the graph draws what is expected: the graph lays out in
+ * debounced steps, which take long on a busy machine.
+ */
+async function untilDrawn(expectation: (nodes: string[]) => void) {
+  await waitFor(() => expectation(drawnNodes()), {
+    timeout: 10_000,
+  });
+}
+
+describe('HealthDependencyMapCard', () => {
+  beforeAll(() => {
+    // jsdom does not lay out SVG; the graph measures its nodes.
+    Object.defineProperty(window.SVGElement.prototype, 'getBBox', {
+      configurable: true,
+      value: () => ({ x: 0, y: 0, width: 100, height: 30 }),
+    });
+  });
+
+  it("draws each node with its system's status, fetching all systems once", async () => {
+    const listSystems = jest.fn(async () =>
+      systemList([paymentsHealth(), authHealth]),
+    );
+    await renderMap(listSystems);
+
+    await untilDrawn(nodes =>
+      expect(nodes).toEqual([
+        'auth-api: Healthy',
+        'auth: Healthy',
+        'payments-api: Degraded',
+        'payments-db',
+        'payments: Degraded',
+      ]),
+    );
+    expect(listSystems).toHaveBeenCalledTimes(1);
+    expect(listSystems).toHaveBeenCalledWith({ limit: 500 });
+  });
+
+  it('shows "No checks" for a system the backend does not list', async () => {
+    await renderMap(async () => systemList([paymentsHealth()]));
+    await untilDrawn(nodes => expect(nodes).toContain('auth: No checks'));
+  });
+
+  it('explains every status in a legend, as icon and word', async () => {
+    await renderMap(async () => systemList([]));
+    const legend = screen.getByRole('list', { name: 'Health legend' });
+    const items = within(legend).getAllByRole('listitem');
+    expect(items.map(item => item.textContent)).toEqual([
+      'Unhealthy',
+      'Degraded',
+      'Unknown',
+      'Healthy',
+      'Paused',
+      'No checks',
+    ]);
+    items.forEach(item => expect(item.querySelector('svg')).not.toBeNull());
+  });
+
+  it('refetches the health when the backend signals a status change', async () => {
+    const signalApi = createMockSignalApi();
+    const recovered = paymentsHealth({ status: 'healthy', reasons: [] });
+    const listSystems = jest
+      .fn<Promise<SystemListResponse>, []>()
+      .mockResolvedValueOnce(systemList([paymentsHealth(), authHealth]))
+      .mockResolvedValue(systemList([recovered, authHealth]));
+    await renderMap(listSystems, signalApi);
+    await untilDrawn(nodes => expect(nodes).toContain('payments: Degraded'));
+
+    signalApi.emit(statusChanged(recovered, 'degraded'));
+
+    await untilDrawn(nodes => expect(nodes).toContain('payments: Healthy'));
+    expect(listSystems).toHaveBeenCalledTimes(2);
+  });
+
+  describe('HealthEntityNode, as renderNode of a stock graph', () => {
+    const stockGraph = (
+      <EntityRelationsGraph
+        rootEntityNames={{
+          kind: 'component',
+          namespace: 'default',
+          name: 'payments-api',
+        }}
+        relations={[RELATION_PART_OF]}
+        renderNode={HealthEntityNode}
+      />
+    );
+
+    it('shows the health it gets from a HealthNodesProvider', async () => {
+      await renderMap(
+        async () => systemList([paymentsHealth()]),
+        createMockSignalApi(),
+        <HealthNodesProvider>{stockGraph}</HealthNodesProvider>,
+      );
+      await untilDrawn(nodes =>
+        expect(nodes).toEqual(['payments-api: Degraded', 'payments: Degraded']),
+      );
+    });
+
+    it('shows only names without a provider, and fetches nothing', async () => {
+      const listSystems = jest.fn();
+      await renderMap(listSystems, createMockSignalApi(), stockGraph);
+      await untilDrawn(nodes =>
+        expect(nodes).toEqual(['payments', 'payments-api']),
+      );
+      expect(listSystems).not.toHaveBeenCalled();
+    });
+  });
+});

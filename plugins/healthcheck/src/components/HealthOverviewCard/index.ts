@@ -1,0 +1,2 @@
+export { EntityHealthOverviewCard } from './EntityHealthOverviewCard';
+export type { EntityHealthOverviewCardProps } from './EntityHealthOverviewCard';

@@ -1,0 +1,5 @@
+export {
+  HealthOverviewPage,
+  HealthSystemsContent,
+  HealthChecksContent,
+} from './HealthOverviewPage';

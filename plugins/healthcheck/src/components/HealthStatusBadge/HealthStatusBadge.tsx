@@ -1,0 +1,142 @@
+import { Badge, Focusable, Tooltip, TooltipTrigger } from '@backstage/ui';
+import { makeStyles } from '@material-ui/core/styles';
+import {
+  HealthStatus,
+  RollupReason,
+  SystemRollup,
+  UpstreamProblem,
+} from '@vigil/plugin-healthcheck-common';
+import { presentStatus } from '../../status';
+import { hasNoChecks, NO_CHECKS } from './healthPresentation';
+import { shortRef } from './shortRef';
+import { StatusIcon, useHealthColor } from './StatusIcon';
+
+/**
+ * Props of {@link HealthStatusBadge}: a system's rollup, or a status with
+ * the reasons and upstream problems to explain it.
+ * @public
+ */
+export type HealthStatusBadgeProps = (
+  | {
+      rollup: Pick<SystemRollup, 'status' | 'total' | 'reasons' | 'upstream'>;
+    }
+  | {
+      status: HealthStatus;
+      reasons?: RollupReason[];
+      upstream?: UpstreamProblem[];
+    }
+) & { size?: 'small' | 'medium' };
+
+const useStyles = makeStyles(theme => ({
+  badge: { border: '1px solid', cursor: 'default' },
+  list: { margin: 0, paddingLeft: theme.spacing(2) },
+  heading: { margin: theme.spacing(0.5, 0, 0), fontWeight: 'bold' },
+  display: { fontFamily: 'monospace', overflowWrap: 'anywhere' },
+}));
+
+const NO_CHECKS_EXPLANATION = 'This system has no health checks.';
+
+/** What the tooltip says when no check fails and every upstream is fine. */
+const QUIET_EXPLANATIONS: Record<HealthStatus, string> = {
+  healthy: 'Every check passes.',
+  degraded: 'Degraded; no failing condition was reported.',
+  unhealthy: 'Unhealthy; no failing condition was reported.',
+  unknown: 'No check has run yet.',
+  paused: 'Every check is paused.',
+};
+
+/**
+ * A system's status as icon, colour and word, with a tooltip that says why:
+ * each failing check with its environment and failing condition, and the
+ * upstream systems that are not healthy. A rollup with no checks reads
+ * "No checks".
+ * @public
+ */
+export function HealthStatusBadge(props: HealthStatusBadgeProps) {
+  const { size = 'small' } = props;
+  const { status, noChecks, reasons, upstream } =
+    'rollup' in props
+      ? {
+          status: props.rollup.status,
+          noChecks: hasNoChecks(props.rollup),
+          reasons: props.rollup.reasons,
+          upstream: props.rollup.upstream,
+        }
+      : {
+          status: props.status,
+          noChecks: false,
+          reasons: props.reasons ?? [],
+          upstream: props.upstream ?? [],
+        };
+  const presentation = noChecks ? NO_CHECKS : presentStatus(status);
+  const classes = useStyles();
+  const color = useHealthColor(presentation.paletteKey);
+
+  return (
+    <TooltipTrigger>
+      <Focusable>
+        <Badge
+          size={size}
+          role="img"
+          aria-label={presentation.label}
+          tabIndex={0}
+          className={classes.badge}
+          style={{ borderColor: color }}
+          icon={<StatusIcon presentation={presentation} />}
+        >
+          {presentation.label}
+        </Badge>
+      </Focusable>
+      <Tooltip>
+        <HealthExplanation
+          quiet={noChecks ? NO_CHECKS_EXPLANATION : QUIET_EXPLANATIONS[status]}
+          reasons={reasons}
+          upstream={upstream}
+        />
+      </Tooltip>
+    </TooltipTrigger>
+  );
+}
+
+function HealthExplanation(props: {
+  quiet: string;
+  reasons: RollupReason[];
+  upstream: UpstreamProblem[];
+}) {
+  const { quiet, reasons, upstream } = props;
+  const classes = useStyles();
+  if (reasons.length === 0 && upstream.length === 0) {
+    return <>{quiet}</>;
+  }
+  return (
+    <>
+      {reasons.length > 0 && (
+        <>
+          <p className={classes.heading}>Failing checks</p>
+          <ul className={classes.list}>
+            {reasons.map(reason => (
+              <li key={`${reason.checkId}/${reason.environment}`}>
+                {shortRef(reason.checkId, 'healthcheck')} in{' '}
+                {reason.environment}: {presentStatus(reason.status).label},{' '}
+                <span className={classes.display}>{reason.display}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {upstream.length > 0 && (
+        <>
+          <p className={classes.heading}>Upstream systems not healthy</p>
+          <ul className={classes.list}>
+            {upstream.map(problem => (
+              <li key={problem.systemRef}>
+                {shortRef(problem.systemRef, 'system')}:{' '}
+                {presentStatus(problem.status).label}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}

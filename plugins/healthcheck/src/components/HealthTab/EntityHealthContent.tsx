@@ -1,0 +1,184 @@
+import {
+  EmptyState,
+  Progress,
+  ResponseErrorPanel,
+} from '@backstage/core-components';
+import { useApi } from '@backstage/core-plugin-api';
+import { Entity } from '@backstage/catalog-model';
+import { EntityRefLink, useEntity } from '@backstage/plugin-catalog-react';
+import { usePermission } from '@backstage/plugin-permission-react';
+import Button from '@material-ui/core/Button';
+import Grid from '@material-ui/core/Grid';
+import Typography from '@material-ui/core/Typography';
+import { healthcheckCheckRunPermission } from '@vigil/plugin-healthcheck-common';
+import { useCallback, useMemo, useState } from 'react';
+import { healthcheckApiRef } from '../../api/HealthcheckApi';
+import { useSystemHealth } from '../../hooks';
+import { systemRefOfEntity } from '../../status';
+import { CellHistoryDrawer } from './CellHistoryDrawer';
+import { CheckDetailsContext, CheckDetailsStore } from './checkDetailsStore';
+import { EmptyHealthState } from './EmptyHealthState';
+import { HealthMatrix, SelectedCell } from './HealthMatrix';
+import { NowProvider } from './RelativeTime';
+import { RollupCard } from './RollupCard';
+import { UptimeCard } from './UptimeCard';
+
+/**
+ * Whether the Health tab applies to an entity: Systems, and Components
+ * (which show the checks of their system).
+ * @public
+ */
+export function isHealthTabAvailable(entity: Entity): boolean {
+  const kind = entity.kind.toLowerCase();
+  return kind === 'system' || kind === 'component';
+}
+
+/**
+ * Props of {@link EntityHealthContent}.
+ * @public
+ */
+export interface EntityHealthContentProps {
+  /**
+   * How long after "Run now" started its runs the tab loads the system
+   * again, to show their results. Default 2000 ms.
+   */
+  refreshAfterRunMs?: number;
+}
+
+/**
+ * The Health tab of a System (or Component) entity page: the rollup,
+ * up-time per environment, and the environment x check matrix with each
+ * cell's history, "Run now" and each check's source. Live through signals,
+ * polling without them.
+ * @public
+ */
+export function EntityHealthContent(props: EntityHealthContentProps = {}) {
+  const { entity } = useEntity();
+  const systemRef = systemRefOfEntity(entity);
+  const isSystem = entity.kind.toLowerCase() === 'system';
+
+  if (!systemRef) {
+    return (
+      <EmptyState
+        missing="field"
+        title="This entity is not part of a system"
+        description="Health checks run per system and environment. Set spec.system in this entity's catalog-info.yaml to see the health of its system here."
+      />
+    );
+  }
+  return (
+    <NowProvider>
+      <SystemHealthContent
+        systemRef={systemRef}
+        componentEntity={isSystem ? undefined : entity}
+        refreshAfterRunMs={props.refreshAfterRunMs}
+      />
+    </NowProvider>
+  );
+}
+
+function SystemHealthContent(props: {
+  systemRef: string;
+  componentEntity?: Entity;
+  refreshAfterRunMs?: number;
+}) {
+  const { systemRef, componentEntity, refreshAfterRunMs } = props;
+  const api = useApi(healthcheckApiRef);
+  const {
+    value: system,
+    loading,
+    error,
+    retry,
+    live,
+  } = useSystemHealth(systemRef);
+  const store = useMemo(
+    () => new CheckDetailsStore(id => api.getCheck(id)),
+    [api],
+  );
+  const { loading: permissionLoading, allowed } = usePermission({
+    permission: healthcheckCheckRunPermission,
+  });
+  const permission = useMemo(
+    () => ({ loading: permissionLoading, allowed }),
+    [permissionLoading, allowed],
+  );
+  const [selected, setSelected] = useState<SelectedCell | undefined>();
+  const [refreshKey, setRefreshKey] = useState(0);
+  const onRunStarted = useCallback(() => {
+    setRefreshKey(key => key + 1);
+    retry();
+  }, [retry]);
+  const onClose = useCallback(() => setSelected(undefined), []);
+
+  if (loading && !system) {
+    return <Progress />;
+  }
+  if (error) {
+    return (
+      <>
+        <ResponseErrorPanel
+          error={error}
+          title="Could not load the health of this system"
+        />
+        <Button variant="contained" color="primary" onClick={retry}>
+          Retry
+        </Button>
+      </>
+    );
+  }
+
+  const caption = componentEntity ? (
+    <Typography variant="body2" color="textSecondary" paragraph>
+      This component is part of{' '}
+      <EntityRefLink entityRef={systemRef} defaultKind="system" />. Shown are
+      all the checks of that system: health checks target systems and their
+      environments, so the API cannot tell which of them probe this component.
+    </Typography>
+  ) : null;
+
+  if (!system || system.checks.length === 0) {
+    return (
+      <>
+        {caption}
+        <EmptyHealthState systemRef={systemRef} />
+      </>
+    );
+  }
+
+  return (
+    <CheckDetailsContext.Provider value={store}>
+      {caption}
+      <Grid container spacing={3}>
+        <Grid item xs={12}>
+          <RollupCard system={system} live={live} />
+        </Grid>
+        <Grid item xs={12}>
+          <UptimeCard
+            systemRef={system.systemRef}
+            environmentNames={system.environmentNames}
+            environments={system.environments}
+          />
+        </Grid>
+        <Grid item xs={12}>
+          <HealthMatrix
+            system={system}
+            selected={selected}
+            onOpenCell={setSelected}
+            permission={permission}
+            onRunStarted={onRunStarted}
+            refreshDelayMs={refreshAfterRunMs}
+          />
+        </Grid>
+      </Grid>
+      <CellHistoryDrawer
+        system={system}
+        selected={selected}
+        onClose={onClose}
+        refreshKey={refreshKey}
+        permission={permission}
+        onRunStarted={onRunStarted}
+        refreshDelayMs={refreshAfterRunMs}
+      />
+    </CheckDetailsContext.Provider>
+  );
+}

@@ -1,0 +1,47 @@
+import {
+  createContext,
+  ReactNode,
+  useContext,
+  useEffect,
+  useState,
+} from 'react';
+import { formatRelative, formatTimestamp } from './format';
+
+const NowContext = createContext<number | undefined>(undefined);
+
+/** How often relative times ("2 minutes ago") are recomputed. */
+const TICK_MS = 15_000;
+
+/** One clock for every relative time of the tab, instead of a timer per cell. */
+export function NowProvider(props: { children: ReactNode }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), TICK_MS);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <NowContext.Provider value={now}>{props.children}</NowContext.Provider>
+  );
+}
+
+/** A relative time with the absolute one as its tooltip, in a `<time>` element. */
+export function RelativeTime(props: {
+  value: string | number | undefined;
+  /** Shown without a time. */
+  fallback?: string;
+}) {
+  const contextNow = useContext(NowContext);
+  const { value, fallback = 'never' } = props;
+  const ms = value === undefined ? NaN : new Date(value).getTime();
+  if (!Number.isFinite(ms)) {
+    return <span>{fallback}</span>;
+  }
+  const iso = new Date(ms).toISOString();
+  // Never show "in 2 seconds" for a run the server's clock put a bit ahead.
+  const now = Math.max(contextNow ?? Date.now(), ms);
+  return (
+    <time dateTime={iso} title={formatTimestamp(value)}>
+      {formatRelative(value, now)}
+    </time>
+  );
+}

@@ -1,0 +1,80 @@
+const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1_000],
+];
+
+function toMillis(value: string | number | undefined): number | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** `2 minutes ago`, `in 5 seconds`, `now`; `never` without a time. */
+export function formatRelative(
+  value: string | number | undefined,
+  now: number = Date.now(),
+): string {
+  const ms = toMillis(value);
+  if (ms === undefined) {
+    return 'never';
+  }
+  const diff = ms - now;
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(diff) >= size || unit === 'second') {
+      return relativeFormat.format(Math.round(diff / size), unit);
+    }
+  }
+  return relativeFormat.format(0, 'second');
+}
+
+/** An absolute date and time in the reader's locale, for titles and tooltips. */
+export function formatTimestamp(value: string | number | undefined): string {
+  const ms = toMillis(value);
+  return ms === undefined ? '' : new Date(ms).toLocaleString();
+}
+
+/** `87 ms`, `1.24 s`; an en dash without a value. */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) {
+    return '–';
+  }
+  if (ms < 1000) {
+    return `${Math.round(ms)} ms`;
+  }
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** Up-time as a percentage with two decimals (`99.95%`); `no data` when unknown. */
+export function formatUptime(uptime: number | undefined): string {
+  if (uptime === undefined || !Number.isFinite(uptime)) {
+    return 'no data';
+  }
+  if (uptime >= 1) {
+    return '100%';
+  }
+  // Never round a failing up-time up to 100%.
+  return `${(Math.floor(uptime * 10_000) / 100).toFixed(2)}%`;
+}
+
+/** A short label of a check id: the name of a GitOps entity ref, or the API id. */
+export function shortCheckName(checkId: string): string {
+  const match = /^healthcheck:(?:[^/]+\/)?(.+)$/i.exec(checkId);
+  return match ? match[1] : checkId;
+}
+
+/** The URL of a `url:https://...` location; undefined for other location types. */
+export function urlOfLocation(
+  location: string | undefined,
+): string | undefined {
+  if (!location) {
+    return undefined;
+  }
+  const match = /^url:(https?:\/\/.+)$/i.exec(location.trim());
+  return match ? match[1] : undefined;
+}

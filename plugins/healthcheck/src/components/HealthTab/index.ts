@@ -1,0 +1,5 @@
+export {
+  EntityHealthContent,
+  isHealthTabAvailable,
+  type EntityHealthContentProps,
+} from './EntityHealthContent';
