@@ -273,6 +273,24 @@ function test() {
       () => yarn(['backstage-cli', 'repo', 'test', ...rest], { env }),
     ],
     [
+      // Three backend processes racing for ticks are timing-sensitive, so
+      // they run on their own, not beside a full set of jest workers.
+      'multi-instance test (three processes, run alone)',
+      () =>
+        yarn(
+          [
+            'backstage-cli',
+            'package',
+            'test',
+            'src/claims/multiInstance.test.ts',
+          ],
+          {
+            env: { ...env, VIGIL_MULTI_INSTANCE_TEST: '1' },
+            cwd: join(ROOT, 'plugins', 'healthcheck-backend'),
+          },
+        ),
+    ],
+    [
       'browser smoke test',
       () => {
         ensureChromium();

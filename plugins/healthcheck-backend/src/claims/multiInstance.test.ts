@@ -24,7 +24,7 @@ const SLICE_COUNT = 200;
 const RUN_MS = 30_000;
 const KILL_AT_MS = 15_000;
 /** Membership settles and first probes are out before this. */
-const WARM_UP_MS = 3_000;
+const WARM_UP_MS = 5_000;
 /** TTL 2 s + a heartbeat + a refresh, with margin. */
 const TAKEOVER_MS = 5_000;
 /** Probes of the last ticks may still be under way when the run stops. */
@@ -41,6 +41,12 @@ const WORKER = path.resolve(
   '__testUtils__/probingInstanceProcess.ts',
 );
 const postgres = requiredTestDatabases().filter(id => id === 'POSTGRES_15');
+/**
+ * `npm test` runs this on its own (VIGIL_MULTI_INSTANCE_TEST=1), after the
+ * other suites: three processes racing for ticks need the machine's cores,
+ * which a full set of jest workers would take.
+ */
+const runHere = process.env.VIGIL_MULTI_INSTANCE_TEST === '1';
 
 jest.setTimeout(120_000);
 
@@ -122,7 +128,7 @@ function ticksBetween(slice: DesiredSlice, from: number, to: number): number[] {
   return ticks;
 }
 
-(postgres.length > 0 ? describe : describe.skip)(
+(postgres.length > 0 && runHere ? describe : describe.skip)(
   'many instances on one PostgreSQL',
   () => {
     const databases = TestDatabases.create({ ids: postgres });
