@@ -1,0 +1,985 @@
+/* eslint-disable no-console */
+/*
+ * The read path and the run-write path under load, on PostgreSQL: 10,000
+ * systems x 3 environments x 2 checks of state (60,000 slices) and 30 days
+ * of hourly aggregates, served by the real routers over HTTP on loopback.
+ *
+ *   yarn bench:read-path [--systems N] [--history-systems N] [--seconds S]
+ *     [--warmup S] [--connections N] [--runs N] [--write-runs N]
+ *     [--naive-write-runs N (0: none)] [--batches 100,500,1000]
+ *     [--only reads|writes] [--quiet-wait S] [--busy-repeats N] [--no-what-if]
+ *     [--require-postgres] [--postgres URL]
+ *
+ * which is
+ *
+ *   node --expose-gc --require @backstage/cli/config/nodeTransform.cjs \
+ *     src/bench/benchReadPath.ts ...
+ *
+ * 1. Seeds a scratch database `vigil_bench_<pid>` (dropped at the end); see
+ *    benchFixture.ts for what and how. Only the first `--history-systems`
+ *    (default 1,000) systems get the 30 days of hourly aggregates (720 rows
+ *    a slice, 4.3 million rows); the up-time badge is asked about those.
+ * 2. Serves the real `createHealthRouter` and `createBadgeRouter` on the
+ *    real stores on 127.0.0.1 (see benchServer.ts; the catalog and
+ *    HttpAuthService are fakes).
+ * 3. Loads each route with autocannon in a child process (see
+ *    loadGenerator.ts): `--connections` (default 50) connections for
+ *    `--seconds` (default 10) after a `--warmup` (default 3 s) run of the
+ *    same load; then each route at half the throughput it reached, as an
+ *    open loop (evenly spaced requests on up to 50 connections, latency from
+ *    each request's due time); then each route on one connection, unloaded.
+ *    The system of each request is random, or cycles through all systems so
+ *    that the rollup cache (2 s) misses on every request.
+ *    Before each measured load it waits up to `--quiet-wait` (default 15)
+ *    seconds for a second in which the machine is idle: on a shared machine
+ *    other work would land in the numbers; a load during which other
+ *    processes used more than 0.3 cores is measured again, up to
+ *    `--busy-repeats` (default 1) times. The table says how much CPU other
+ *    processes used during each load kept.
+ * 4. Stores completed runs in batches through the real write path and a
+ *    naive one (see benchWrites.ts).
+ *
+ * Prints one markdown table (medians of `--runs`, default 1, with the
+ * targets) and then where the time went. PostgreSQL: `--postgres URL`, else
+ * BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING, else
+ * postgresql://postgres@127.0.0.1:5432. Skipped with a note when it does not
+ * answer, unless `--require-postgres`.
+ */
+import { cpus, loadavg } from 'node:os';
+import type { Knex } from 'knex';
+import { openPostgres } from '../reconciler/bench/benchDatabases';
+import { startCpuSpan, type CpuSpan } from './cpuUsage';
+import { seedFixture, type Fixture } from './benchFixture';
+import {
+  indexedCatalog,
+  startBenchServer,
+  type BenchServer,
+  type ServerSample,
+} from './benchServer';
+import { WITHOUT_VALIDATOR } from './benchServer';
+import { WriteBench, type WritePath } from './benchWrites';
+import {
+  LoadGenerator,
+  type Endpoint,
+  type LoadResult,
+  type SystemPick,
+} from './loadGenerator';
+
+const TARGET_ROLLUP_P99_MS = 20;
+const TARGET_BADGE_P99_MS = 10;
+const TARGET_RUNS_PER_SECOND = 5_000;
+
+interface Options {
+  systems: number;
+  historySystems: number;
+  seconds: number;
+  warmup: number;
+  connections: number;
+  runs: number;
+  writeRuns: number;
+  naiveWriteRuns: number;
+  batches: number[];
+  only?: 'reads' | 'writes';
+  /** Seconds to wait for a quiet machine before each measured load. */
+  quietWait: number;
+  /** How often a load is measured again when other work took CPU. */
+  busyRepeats: number;
+  /** Whether to measure the up-time badge again with the what-if index. */
+  whatIf: boolean;
+  requirePostgres: boolean;
+  postgresUrl: string;
+}
+
+function parseOptions(args: readonly string[]): Options {
+  const valueOf = (flag: string) => {
+    const index = args.indexOf(flag);
+    return index === -1 ? undefined : args[index + 1];
+  };
+  const count = (flag: string, fallback: number, least = 1) => {
+    const value = valueOf(flag);
+    const parsed = value === undefined ? fallback : Number(value);
+    if (!Number.isInteger(parsed) || parsed < least) {
+      throw new Error(`${flag} wants a whole number >= ${least}, not ${value}`);
+    }
+    return parsed;
+  };
+  const only = valueOf('--only');
+  if (only !== undefined && only !== 'reads' && only !== 'writes') {
+    throw new Error(`--only wants reads or writes, not ${only}`);
+  }
+  const batches = (valueOf('--batches') ?? '100,500,1000')
+    .split(',')
+    .map(Number);
+  if (batches.some(b => !Number.isInteger(b) || b < 1)) {
+    throw new Error(`--batches wants whole numbers, not ${batches}`);
+  }
+  const systems = count('--systems', 10_000);
+  return {
+    systems,
+    historySystems: Math.min(systems, count('--history-systems', 1_000)),
+    seconds: count('--seconds', 10),
+    warmup: count('--warmup', 3, 0),
+    connections: count('--connections', 50),
+    runs: count('--runs', 1),
+    writeRuns: count('--write-runs', 20_000),
+    naiveWriteRuns: count('--naive-write-runs', 5_000, 0),
+    batches,
+    only,
+    quietWait: count('--quiet-wait', 15, 0),
+    whatIf: !args.includes('--no-what-if'),
+    busyRepeats: count('--busy-repeats', 1, 0),
+    requirePostgres: args.includes('--require-postgres'),
+    postgresUrl:
+      valueOf('--postgres') ??
+      process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
+      'postgresql://postgres@127.0.0.1:5432',
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) {
+    return NaN;
+  }
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+}
+
+function ms(value: number): string {
+  if (!Number.isFinite(value)) return '—';
+  return value < 10 ? value.toFixed(2) : value.toFixed(1);
+}
+
+function whole(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+/** One line of the result table. */
+interface Row {
+  measurement: string;
+  load: string;
+  p50: number[];
+  p99: number[];
+  /** Requests or runs per second. */
+  rate: number[];
+  unit: 'req/s' | 'runs/s';
+  errors: number;
+  non2xx: number;
+  target?: { kind: 'p99 ≤' | 'rate ≥'; value: number };
+  /** Compared with this row's rate instead of a target. */
+  versus?: Row;
+  note: string[];
+}
+
+interface Scenario {
+  measurement: string;
+  endpoint: Endpoint;
+  pick: SystemPick;
+  range: number;
+  connections: number;
+  load: string;
+  target?: number;
+  /** Where the routers are mounted; default behind the validator. */
+  prefix?: string;
+  /** Names this scenario for `halfOf`. */
+  key?: string;
+  /**
+   * Offers half the throughput the scenario `halfOf` reached, evenly
+   * spaced (an open loop on up to `connections` connections): latency
+   * below saturation rather than at it.
+   */
+  halfOf?: string;
+}
+
+function scenarios(options: Options): Scenario[] {
+  const s = whole(options.systems);
+  const h = whole(options.historySystems);
+  const c = options.connections;
+  const rollup = 'GET /v1/systems/default/system-N (rollup read)';
+  const status = 'GET /v1/badges/systems/default/system-N (status badge)';
+  const uptime =
+    'GET /v1/badges/systems/default/system-N?kind=uptime&window=30d';
+  return [
+    {
+      measurement: rollup,
+      endpoint: 'rollup',
+      pick: 'random',
+      range: options.systems,
+      connections: c,
+      load: `${c} conns, random of ${s} systems`,
+      target: TARGET_ROLLUP_P99_MS,
+      key: 'rollup',
+    },
+    {
+      measurement: rollup,
+      endpoint: 'rollup',
+      pick: 'cycle',
+      range: options.systems,
+      connections: c,
+      load: `${c} conns, cycling ${s} systems (cache defeated)`,
+      target: TARGET_ROLLUP_P99_MS,
+    },
+    {
+      measurement: rollup,
+      endpoint: 'rollup',
+      pick: 'cycle',
+      range: 100,
+      connections: c,
+      load: `${c} conns, cycling 100 systems (cache warm)`,
+      target: TARGET_ROLLUP_P99_MS,
+    },
+    {
+      measurement: status,
+      endpoint: 'status-badge',
+      pick: 'random',
+      range: options.systems,
+      connections: c,
+      load: `${c} conns, random of ${s} systems`,
+      target: TARGET_BADGE_P99_MS,
+      key: 'status',
+    },
+    {
+      measurement: status,
+      endpoint: 'status-badge',
+      pick: 'cycle',
+      range: options.systems,
+      connections: c,
+      load: `${c} conns, cycling ${s} systems (cache defeated)`,
+      target: TARGET_BADGE_P99_MS,
+    },
+    {
+      measurement: uptime,
+      endpoint: 'uptime-badge',
+      pick: 'random',
+      range: options.historySystems,
+      connections: c,
+      load: `${c} conns, random of the ${h} systems with 30 days of hours`,
+      target: TARGET_BADGE_P99_MS,
+      key: 'uptime',
+    },
+    {
+      measurement: rollup,
+      endpoint: 'rollup',
+      pick: 'random',
+      range: options.systems,
+      connections: c,
+      load: `${c} conns, random of ${s} systems, open loop at half the saturated rate`,
+      target: TARGET_ROLLUP_P99_MS,
+      halfOf: 'rollup',
+    },
+    {
+      measurement: status,
+      endpoint: 'status-badge',
+      pick: 'random',
+      range: options.systems,
+      connections: c,
+      load: `${c} conns, random of ${s} systems, open loop at half the saturated rate`,
+      target: TARGET_BADGE_P99_MS,
+      halfOf: 'status',
+    },
+    {
+      measurement: uptime,
+      endpoint: 'uptime-badge',
+      pick: 'random',
+      range: options.historySystems,
+      connections: c,
+      load: `${c} conns, random of ${h} systems, open loop at half the saturated rate`,
+      target: TARGET_BADGE_P99_MS,
+      halfOf: 'uptime',
+    },
+    {
+      measurement: rollup,
+      endpoint: 'rollup',
+      pick: 'cycle',
+      range: options.systems,
+      connections: 1,
+      load: `1 conn, cycling ${s} systems (unloaded)`,
+    },
+    {
+      measurement: status,
+      endpoint: 'status-badge',
+      pick: 'cycle',
+      range: options.systems,
+      connections: 1,
+      load: `1 conn, cycling ${s} systems (unloaded)`,
+    },
+    {
+      measurement: uptime,
+      endpoint: 'uptime-badge',
+      pick: 'cycle',
+      range: options.historySystems,
+      connections: 1,
+      load: `1 conn, cycling ${h} systems (unloaded)`,
+    },
+    {
+      measurement: `${rollup}, without the OpenAPI validator`,
+      endpoint: 'rollup',
+      pick: 'cycle',
+      range: options.systems,
+      connections: 1,
+      load: `1 conn, cycling ${s} systems (unloaded)`,
+      prefix: WITHOUT_VALIDATOR,
+    },
+    {
+      measurement: `${status}, without the OpenAPI validator`,
+      endpoint: 'status-badge',
+      pick: 'cycle',
+      range: options.systems,
+      connections: 1,
+      load: `1 conn, cycling ${s} systems (unloaded)`,
+      prefix: WITHOUT_VALIDATOR,
+    },
+  ];
+}
+
+/** The up-time scenarios again, for the what-if index. */
+function whatIfScenarios(options: Options): Scenario[] {
+  const h = whole(options.historySystems);
+  const measurement =
+    'what-if (not the shipped schema): up-time badge with latency_p99_ms in the covering index';
+  return [
+    {
+      measurement,
+      endpoint: 'uptime-badge',
+      pick: 'random',
+      range: options.historySystems,
+      connections: options.connections,
+      load: `${options.connections} conns, random of the ${h} systems with 30 days of hours`,
+      target: TARGET_BADGE_P99_MS,
+    },
+    {
+      measurement,
+      endpoint: 'uptime-badge',
+      pick: 'cycle',
+      range: options.historySystems,
+      connections: 1,
+      load: `1 conn, cycling ${h} systems (unloaded)`,
+    },
+  ];
+}
+
+/** Where a scenario's time went, from its last run. */
+interface Diagnosis {
+  scenario: Scenario;
+  load: LoadResult;
+  server: ServerSample;
+  cpu: CpuSpan;
+}
+
+/**
+ * Waits (up to `seconds`) for a second in which the machine, the bench
+ * idle, uses less than a quarter of a core: other work on a shared machine
+ * would otherwise land in the measurement. False when it never was.
+ */
+async function waitForQuiet(seconds: number): Promise<boolean> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const span = startCpuSpan();
+    await new Promise(resolve => setTimeout(resolve, 1000));
+    const { machineCores } = span();
+    if (!(machineCores >= 0.25)) {
+      return true;
+    }
+    if (Date.now() >= deadline) {
+      return false;
+    }
+  }
+}
+
+/** Cores other processes may use during a load before it is measured again. */
+const BUSY_CORES = 0.3;
+
+/** Measured loads kept although other processes used more than BUSY_CORES. */
+let busyRuns = 0;
+
+async function benchReads(
+  server: BenchServer,
+  generator: LoadGenerator,
+  options: Options,
+  list: readonly Scenario[],
+  rows: Row[],
+  diagnoses: Diagnosis[],
+  /** The pids of the bench database's backends, for PostgreSQL's CPU. */
+  backendPids: () => Promise<Set<string>>,
+) {
+  const byKey = new Map<string, Row>();
+  for (const listed of list) {
+    let scenario = listed;
+    let rate: number | undefined;
+    if (scenario.halfOf !== undefined) {
+      const saturated = byKey.get(scenario.halfOf);
+      if (!saturated) {
+        continue;
+      }
+      rate = Math.max(1, Math.round(median(saturated.rate) / 2));
+      scenario = {
+        ...scenario,
+        load: `${scenario.load}, ${whole(rate)} req/s`,
+      };
+    }
+    const job = {
+      url: server.url,
+      prefix: scenario.prefix ?? '',
+      endpoint: scenario.endpoint,
+      pick: scenario.pick,
+      range: scenario.range,
+      connections: scenario.connections,
+      rate,
+    };
+    const row: Row = {
+      measurement: scenario.measurement,
+      load: scenario.load,
+      p50: [],
+      p99: [],
+      rate: [],
+      unit: 'req/s',
+      errors: 0,
+      non2xx: 0,
+      target:
+        scenario.target === undefined
+          ? undefined
+          : { kind: 'p99 ≤', value: scenario.target },
+      note: [],
+    };
+    rows.push(row);
+    if (scenario.key !== undefined) {
+      byKey.set(scenario.key, row);
+    }
+    if (options.warmup > 0) {
+      await server.idle();
+      await generator.run({ ...job, seconds: options.warmup });
+    }
+    let hits: number[] = [];
+    const others: number[] = [];
+    let repeats = 0;
+    for (let run = 0; run < options.runs; run++) {
+      (globalThis as { gc?: () => void }).gc?.();
+      await server.idle();
+      const quiet = await waitForQuiet(options.quietWait);
+      const pidsBefore = await backendPids();
+      const stop = server.record();
+      const span = startCpuSpan(pidsBefore);
+      const load = await generator.run({ ...job, seconds: options.seconds });
+      // The requests in flight when the load stopped are part of it.
+      await server.idle();
+      const sample = stop();
+      const cpu = span(await backendPids());
+      const other =
+        cpu.machineCores - sample.cpuCores - load.cpuCores - cpu.postgresCores;
+      process.stdout.write(
+        `  ${scenario.endpoint} ${scenario.load}: p50 ${ms(
+          load.p50Ms,
+        )} ms, p99 ${ms(load.p99Ms)} ms, ${whole(
+          load.requestsPerSecond,
+        )} req/s; other processes ${other.toFixed(2)} cores${
+          quiet ? '' : ' (machine was busy before)'
+        }\n`,
+      );
+      // Other work took CPU from the bench: measure again, a few times.
+      if (other > BUSY_CORES && repeats < options.busyRepeats) {
+        repeats += 1;
+        run -= 1;
+        continue;
+      }
+      if (other > BUSY_CORES) {
+        busyRuns += 1;
+      }
+      row.p50.push(load.p50Ms);
+      row.p99.push(load.p99Ms);
+      row.rate.push(load.requestsPerSecond);
+      row.errors += load.errors;
+      row.non2xx += load.non2xx;
+      hits.push(1 - sample.rollupReads / Math.max(1, sample.requests));
+      others.push(other);
+      if (run === options.runs - 1) {
+        diagnoses.push({ scenario, load, server: sample, cpu });
+      }
+    }
+    hits = hits.sort((a, b) => a - b);
+    row.note.push(
+      `rollup cache hits ${(median(hits) * 100).toFixed(0)}%`,
+      `max ${ms(diagnoses[diagnoses.length - 1].load.maxMs)} ms`,
+      `other processes ${median(others).toFixed(2)} cores`,
+    );
+  }
+}
+
+const WRITE_PATHS: Array<{ path: WritePath; label: string }> = [
+  {
+    path: 'claim + complete',
+    label: 'runs stored: claimTicks + completeRuns',
+  },
+  {
+    path: 'claim + complete + slice states',
+    label: 'runs stored: claimTicks + completeRuns + createRunFollowUp',
+  },
+  {
+    path: 'createTickClaims',
+    label:
+      'runs stored: createTickClaims (TickClaimer, complete() per run, coalesced) + follow-up',
+  },
+];
+
+async function benchWrites(
+  knex: Knex,
+  fixture: Fixture,
+  options: Options,
+  rows: Row[],
+) {
+  const bench = new WriteBench(knex, fixture.slices, fixture.now);
+  const byKey = new Map<string, Row>();
+  for (const { path, label } of WRITE_PATHS) {
+    for (const batch of options.batches) {
+      const row: Row = {
+        measurement: label,
+        load: `batches of ${whole(batch)}, ${whole(options.writeRuns)} runs`,
+        p50: [],
+        p99: [],
+        rate: [],
+        unit: 'runs/s',
+        errors: 0,
+        non2xx: 0,
+        target: { kind: 'rate ≥', value: TARGET_RUNS_PER_SECOND },
+        note: ['p50/p99: ms per batch'],
+      };
+      rows.push(row);
+      byKey.set(`${path}@${batch}`, row);
+      for (let run = 0; run < options.runs; run++) {
+        const m = await bench.measure(path, batch, options.writeRuns);
+        row.p50.push(percentile(m.batchMs, 0.5));
+        row.p99.push(percentile(m.batchMs, 0.99));
+        row.rate.push(m.runs / (m.ms / 1000));
+        process.stdout.write(
+          `  ${path}, batches of ${batch}: ${whole(
+            m.runs / (m.ms / 1000),
+          )} runs/s\n`,
+        );
+      }
+    }
+  }
+  if (options.naiveWriteRuns > 0) {
+    const batch = Math.max(...options.batches);
+    const row: Row = {
+      measurement:
+        'naive: claimTicks, then one UPDATE per run (10 at once, the pool)',
+      load: `batches of ${whole(batch)}, ${whole(options.naiveWriteRuns)} runs`,
+      p50: [],
+      p99: [],
+      rate: [],
+      unit: 'runs/s',
+      errors: 0,
+      non2xx: 0,
+      versus: byKey.get(`claim + complete@${batch}`),
+      note: ['p50/p99: ms per batch'],
+    };
+    rows.push(row);
+    for (let run = 0; run < options.runs; run++) {
+      const m = await bench.measure('naive', batch, options.naiveWriteRuns);
+      row.p50.push(percentile(m.batchMs, 0.5));
+      row.p99.push(percentile(m.batchMs, 0.99));
+      row.rate.push(m.runs / (m.ms / 1000));
+      process.stdout.write(
+        `  naive, batches of ${batch}: ${whole(
+          m.runs / (m.ms / 1000),
+        )} runs/s\n`,
+      );
+    }
+  }
+}
+
+function printTable(header: string[], lines: string[][], numeric: number[]) {
+  const all = [header, ...lines];
+  const widths = header.map((_, column) =>
+    Math.max(...all.map(line => line[column].length)),
+  );
+  const right = new Set(numeric);
+  const render = (line: string[]) =>
+    `| ${line
+      .map((cell, column) =>
+        right.has(column)
+          ? cell.padStart(widths[column])
+          : cell.padEnd(widths[column]),
+      )
+      .join(' | ')} |`;
+  console.log(render(header));
+  console.log(
+    `|${widths
+      .map((width, column) =>
+        right.has(column) ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2),
+      )
+      .join('|')}|`,
+  );
+  for (const line of lines) {
+    console.log(render(line));
+  }
+}
+
+function printResults(rows: Row[]) {
+  const lines = rows.map(row => {
+    const p50 = median(row.p50);
+    const p99 = median(row.p99);
+    const rate = median(row.rate);
+    let target = '—';
+    let result = '';
+    if (row.target?.kind === 'p99 ≤') {
+      target = `p99 ≤ ${row.target.value} ms`;
+      result = `${(p99 / row.target.value).toFixed(2)}× ${
+        p99 <= row.target.value ? 'pass' : 'FAIL'
+      }`;
+    } else if (row.target?.kind === 'rate ≥') {
+      target = `≥ ${whole(row.target.value)} runs/s`;
+      result = `${(rate / row.target.value).toFixed(2)}× ${
+        rate >= row.target.value ? 'pass' : 'FAIL'
+      }`;
+    } else if (row.versus) {
+      result = `${(rate / median(row.versus.rate)).toFixed(
+        2,
+      )}× the rate of ${row.versus.measurement.replace('runs stored: ', '')}, ${
+        row.versus.load
+      }`;
+    } else {
+      result = 'no target (unloaded)';
+    }
+    return [
+      row.measurement,
+      row.load,
+      ms(p50),
+      ms(p99),
+      `${whole(rate)} ${row.unit}`,
+      row.unit === 'req/s' ? `${row.errors} · ${row.non2xx}` : '—',
+      target,
+      result,
+      row.note.join('; '),
+    ];
+  });
+  printTable(
+    [
+      'measurement',
+      'load',
+      'p50 ms',
+      'p99 ms',
+      'throughput',
+      'errors · non-2xx',
+      'target',
+      'result',
+      'notes',
+    ],
+    lines,
+    [2, 3, 4],
+  );
+}
+
+function printDiagnoses(diagnoses: Diagnosis[]) {
+  const lines = diagnoses.map(({ scenario, load, server, cpu }) => {
+    const requests = Math.max(1, server.requests);
+    let statements = 0;
+    let dbMs = 0;
+    const parts: string[] = [];
+    const byTotal = [...server.statements].sort(
+      (a, b) =>
+        b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0),
+    );
+    for (const [name, times] of byTotal) {
+      const total = times.reduce((x, y) => x + y, 0);
+      statements += times.length;
+      dbMs += total;
+      parts.push(
+        `${name} ${(times.length / requests).toFixed(2)}× ${ms(
+          total / times.length,
+        )}/${ms(percentile(times, 0.99))}`,
+      );
+    }
+    const other =
+      cpu.machineCores - server.cpuCores - load.cpuCores - cpu.postgresCores;
+    const perRequest = (cores: number) =>
+      (cores * server.seconds * 1000) / requests;
+    const cost = [
+      perRequest(server.cpuCores),
+      perRequest(cpu.postgresCores),
+      perRequest(load.cpuCores),
+    ];
+    const capacity = (cpus().length * 1000) / cost.reduce((a, b) => a + b, 0);
+    return [
+      `${scenario.measurement.startsWith('what-if') ? 'what-if: ' : ''}${
+        scenario.endpoint
+      }${scenario.prefix ? ' without the validator' : ''}, ${scenario.load}`,
+      `${ms(percentile(server.requestMs, 0.5))} / ${ms(
+        percentile(server.requestMs, 0.99),
+      )}`,
+      (statements / requests).toFixed(1),
+      ms(dbMs / requests),
+      `${server.poolUsed.toFixed(1)} / ${server.poolWaiting.toFixed(1)}`,
+      ms(server.eventLoopP99Ms),
+      [
+        server.cpuCores,
+        load.cpuCores,
+        cpu.postgresCores,
+        other,
+        cpus().length - cpu.machineCores,
+      ]
+        .map(cores => cores.toFixed(2))
+        .join(' · '),
+      `${cost.map(value => value.toFixed(2)).join(' · ')} → ${whole(capacity)}`,
+      parts.join('; '),
+    ];
+  });
+  printTable(
+    [
+      'scenario',
+      'server-side p50 / p99 ms',
+      'SQL / req',
+      'SQL ms / req',
+      'pool busy / waiting',
+      'event-loop p99 ms',
+      'CPU cores: server · load gen · PostgreSQL · other · idle',
+      "CPU ms / req: server · PostgreSQL · load gen → req/s the machine's cores allow",
+      'per statement: count/req × mean/p99 ms on its connection',
+    ],
+    lines,
+    [2, 3, 5],
+  );
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of the last statement of each name. */
+async function explainStatements(
+  knex: Knex,
+  server: BenchServer,
+  names: readonly string[],
+) {
+  const client = knex.client as {
+    acquireConnection(): Promise<{
+      query(
+        sql: string,
+        values: unknown[],
+      ): Promise<{ rows: Array<Record<string, string>> }>;
+    }>;
+    releaseConnection(connection: unknown): Promise<void>;
+  };
+  const connection = await client.acquireConnection();
+  try {
+    for (const name of names) {
+      const statement = server.lastStatement(name);
+      if (!statement) continue;
+      const { rows } = await connection.query(
+        `EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`,
+        statement.bindings,
+      );
+      const plan = rows.map(r => r['QUERY PLAN']);
+      console.log(`\n${name}:`);
+      for (const line of plan) {
+        if (
+          /Scan|Heap Fetches|Buffers|Execution Time|Aggregate|Nested Loop|Join/.test(
+            line,
+          )
+        ) {
+          console.log(`    ${line.trim().slice(0, 150)}`);
+        }
+      }
+    }
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/**
+ * The what-if: the covering index of healthcheck_run_hours also carries
+ * latency_p99_ms, which the up-time and response-time sums read, so that a
+ * 30-day read can be an index-only scan; it replaces the shipped index.
+ * Returns the seconds it took.
+ */
+async function applyWhatIfIndex(knex: Knex): Promise<number> {
+  const start = Date.now();
+  await knex.transaction(async tx => {
+    await tx.raw("SET LOCAL maintenance_work_mem = '512MB'");
+    await tx.raw(
+      `CREATE INDEX healthcheck_run_hours_system_p99_idx
+         ON healthcheck_run_hours (system_ref, environment, hour_start)
+         INCLUDE (run_count, failure_count, latency_p50_ms, latency_p95_ms,
+                  latency_p99_ms, up_seconds, down_seconds, unknown_seconds,
+                  paused_seconds)`,
+    );
+    await tx.raw('DROP INDEX healthcheck_run_hours_system_idx');
+  });
+  await knex.raw('VACUUM (ANALYZE) healthcheck_run_hours');
+  return (Date.now() - start) / 1000;
+}
+
+async function postgresSettings(knex: Knex): Promise<string> {
+  const show = async (name: string) =>
+    Object.values((await knex.raw(`SHOW ${name}`)).rows[0])[0] as string;
+  const pool = (knex.client as { pool: { max: number } }).pool;
+  return `shared_buffers ${await show(
+    'shared_buffers',
+  )}, synchronous_commit ${await show(
+    'synchronous_commit',
+  )}, fsync ${await show('fsync')}; knex pool max ${pool.max}`;
+}
+
+function loadAverage(): string {
+  return loadavg()[0].toFixed(2);
+}
+
+async function main(args: string[]) {
+  const options = parseOptions(args);
+  const loadBefore = loadAverage();
+  const db = await openPostgres(options.postgresUrl);
+  if ('unreachable' in db) {
+    if (options.requirePostgres) {
+      throw new Error(`PostgreSQL is not reachable: ${db.unreachable}`);
+    }
+    console.log(
+      `Note: read-path bench skipped, PostgreSQL not reachable: ${db.unreachable}`,
+    );
+    return;
+  }
+  const rows: Row[] = [];
+  const diagnoses: Diagnosis[] = [];
+  let fixture: Fixture;
+  let settings: string;
+  let seedSeconds: number;
+  let generatorNote = '';
+  try {
+    settings = await postgresSettings(db.knex);
+    console.log(`Seeding ${db.description}`);
+    const seedStart = Date.now();
+    fixture = await seedFixture(db.knex, {
+      systems: options.systems,
+      historySystems: options.historySystems,
+      log: line => console.log(line),
+    });
+    seedSeconds = (Date.now() - seedStart) / 1000;
+    console.log(`Seeded in ${seedSeconds.toFixed(1)} s`);
+
+    if (options.only !== 'writes') {
+      const backendPids = async () =>
+        new Set<string>(
+          (
+            await db.knex.raw(
+              'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+            )
+          ).rows.map((row: { pid: number }) => String(row.pid)),
+        );
+      const server = await startBenchServer({
+        knex: db.knex,
+        catalog: indexedCatalog(fixture.systemEntities),
+        historyNow: () => fixture.now,
+      });
+      const generator = LoadGenerator.start();
+      generatorNote = `autocannon ran in a child process (pid ${generator.pid}) on the same 2 cores`;
+      try {
+        console.log(`Loading ${server.url}`);
+        await benchReads(
+          server,
+          generator,
+          options,
+          scenarios(options),
+          rows,
+          diagnoses,
+          backendPids,
+        );
+        console.log(
+          '\nPlans of the last statements (EXPLAIN ANALYZE, BUFFERS):',
+        );
+        await explainStatements(db.knex, server, [
+          'readEnvironmentSlices',
+          'readRollup',
+          'hours: whole hours',
+          'raw: runs in window',
+        ]);
+        if (options.whatIf) {
+          const seconds = await applyWhatIfIndex(db.knex);
+          console.log(
+            `What-if: latency_p99_ms added to the covering index of healthcheck_run_hours (built in ${seconds.toFixed(
+              1,
+            )} s); the up-time badge again`,
+          );
+          await benchReads(
+            server,
+            generator,
+            options,
+            whatIfScenarios(options),
+            rows,
+            diagnoses,
+            backendPids,
+          );
+          await explainStatements(db.knex, server, ['hours: whole hours']);
+        }
+      } finally {
+        await generator.stop();
+        await server.close();
+      }
+    }
+    if (options.only !== 'reads') {
+      console.log('Writing runs');
+      await benchWrites(db.knex, fixture, options, rows);
+    }
+  } finally {
+    await db.close();
+  }
+
+  const slices = fixture.slices.length;
+  console.log(
+    `\nRead-path bench: ${whole(
+      options.systems,
+    )} systems x 3 environments x 2 checks = ${whole(slices)} slices, ${whole(
+      fixture.historySystems,
+    )} systems with 30 days of hourly aggregates; ` +
+      `median of ${options.runs} run(s), ${options.seconds} s each after a ${options.warmup} s warm-up; ` +
+      `Node ${process.version}, ${cpus().length} CPUs (${
+        cpus()[0]?.model.trim() ?? 'unknown'
+      })`,
+  );
+  console.log(
+    `${db.description}; ${settings}; seeded in ${seedSeconds.toFixed(
+      1,
+    )} s (${fixture.steps
+      .map(s => `${s.step.replace(/ \(.*$/, '')} ${(s.ms / 1000).toFixed(1)} s`)
+      .join(', ')}); ${
+      fixture.sizes
+    }; load average ${loadBefore} before, ${loadAverage()} after\n`,
+  );
+  printResults(rows);
+  console.log(
+    `\nNotes: fake catalog (in-memory map, O(1) getEntityByRef returning the stored entity; the real one is an HTTP call to the catalog backend) ` +
+      `and fake HttpAuthService (every request is a user, no token verified); no Backstage root router middleware (helmet, cors, compression, request logging); ` +
+      `Backstage's error middleware is mounted. ${generatorNote}. Latency percentiles are exact, from autocannon's per-response times (open-loop rows: undici, from each request's due time). ` +
+      `History reads use a fixed clock at half past the hour (aggregated_until on the hour): 719 whole hours, one prorated hour and 30 min of raw runs. ` +
+      'The rollup cache hit rate is 1 - (rollup reads that reached the database / requests).',
+  );
+  if (busyRuns > 0) {
+    console.log(
+      `${busyRuns} measured load(s) kept although other processes used more than ${BUSY_CORES} cores during them, after ${options.busyRepeats} repeat(s) (see "other processes").`,
+    );
+  }
+  if (diagnoses.length > 0) {
+    console.log('\nWhere the time went (last run of each load):\n');
+    printDiagnoses(diagnoses);
+    console.log(
+      '\nserver-side: from express receiving the request to the last byte written; SQL ms / req: sum of statement times on their connections ' +
+        '(pool waits not included); pool: mean connections in use / callers waiting for one (max 10); CPU: cores used, from process.cpuUsage and /proc (PostgreSQL: the backends of the bench database only; other: every other process, such as other work on the machine or other databases of the same server); req/s the cores allow: all CPUs divided by the CPU ms one request costs in server, PostgreSQL and load generator together, with nothing else running.',
+    );
+  }
+  const missed = rows.filter(row => {
+    if (row.target?.kind === 'p99 ≤') return median(row.p99) > row.target.value;
+    if (row.target?.kind === 'rate ≥') {
+      return median(row.rate) < row.target.value;
+    }
+    return false;
+  });
+  if (missed.length > 0) {
+    console.log(
+      `\nTargets missed: ${missed
+        .map(row => `${row.measurement} (${row.load})`)
+        .join('; ')}`,
+    );
+  }
+}
+
+main(process.argv.slice(2)).catch(error => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,114 @@
+/*
+ * CPU use over a span, from /proc (Linux): the whole machine's, and that of
+ * PostgreSQL server processes when the server runs on this machine. On a
+ * shared 2-core machine this tells the bench's own load apart from what
+ * else was running.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+/** Clock ticks per second of /proc's times (USER_HZ; 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  const idle = fields[3] + (fields[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** utime + stime of each process whose command is `postgres`, by pid. */
+function postgresTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) {
+      continue;
+    }
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') {
+        continue;
+      }
+      // After "pid (comm) " come state (field 3) ... utime (14), stime (15).
+      const fields = stat.slice(close + 2).split(' ');
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ticks;
+}
+
+/**
+ * PostgreSQL's ticks between two readings: per process alive at the end,
+ * what it used since the first reading (or since it started). A process
+ * that ended in between is missed (a short-lived worker, a connection that
+ * closed); the pooled connections the bench uses live throughout.
+ */
+function postgresTicksBetween(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  only?: ReadonlySet<string>,
+): number {
+  let ticks = 0;
+  for (const [pid, value] of after) {
+    if (!only || only.has(pid)) {
+      ticks += value - (before.get(pid) ?? 0);
+    }
+  }
+  return ticks;
+}
+
+/** Cores in use over a span: the machine's and PostgreSQL's. */
+export interface CpuSpan {
+  machineCores: number;
+  postgresCores: number;
+}
+
+/**
+ * Starts a span; the returned function ends it. NaN where /proc is missing.
+ * `postgresPids`, given at the start and the end, limit PostgreSQL to those
+ * server processes (the bench database's backends; the server may serve
+ * others too).
+ */
+export function startCpuSpan(
+  postgresPids?: ReadonlySet<string>,
+): (postgresPidsAtEnd?: ReadonlySet<string>) => CpuSpan {
+  let before: {
+    machine: { busy: number; total: number };
+    postgres: Map<string, number>;
+  };
+  const startedAt = Date.now();
+  try {
+    before = { machine: machineTicks(), postgres: postgresTicks() };
+  } catch {
+    return () => ({ machineCores: NaN, postgresCores: NaN });
+  }
+  return postgresPidsAtEnd => {
+    const only =
+      postgresPids || postgresPidsAtEnd
+        ? new Set([...(postgresPids ?? []), ...(postgresPidsAtEnd ?? [])])
+        : undefined;
+    const machine = machineTicks();
+    const total = machine.total - before.machine.total;
+    const seconds = (Date.now() - startedAt) / 1000;
+    return {
+      machineCores:
+        total > 0
+          ? ((machine.busy - before.machine.busy) / total) * cpus().length
+          : NaN,
+      postgresCores:
+        seconds > 0
+          ? postgresTicksBetween(before.postgres, postgresTicks(), only) /
+            TICKS_PER_SECOND /
+            seconds
+          : NaN,
+    };
+  };
+}

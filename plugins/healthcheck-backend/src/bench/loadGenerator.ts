@@ -1,0 +1,322 @@
+/*
+ * The load generator: autocannon (programmatic API) in a child process of
+ * its own, so it shares neither the event loop nor the heap of the server it
+ * measures. On a 2-core machine it still shares the CPUs with the server and
+ * PostgreSQL; each result says how much CPU it used.
+ *
+ * Runs at a fixed rate use an open loop of their own on undici instead (see
+ * runOpenLoop).
+ *
+ * The parent forks this file (with its own execArgv, so the TypeScript
+ * transform comes along) and sends one job at a time; the child answers
+ * with the result.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+// A dev dependency on purpose: the bench is never part of the built plugin.
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+
+/** The routes the bench loads. */
+export type Endpoint = 'rollup' | 'status-badge' | 'uptime-badge';
+
+/** Which system each request asks for, of systems 0 .. range-1. */
+export type SystemPick = 'random' | 'cycle';
+
+export interface LoadJob {
+  url: string;
+  /** Before the route's path: where the routers are mounted. */
+  prefix: string;
+  endpoint: Endpoint;
+  pick: SystemPick;
+  range: number;
+  connections: number;
+  seconds: number;
+  /**
+   * Requests per second offered, evenly spaced, over up to `connections`
+   * connections (an open loop: each latency counts from the request's due
+   * time, so waiting for a free connection counts too). Unset: autocannon's
+   * closed loop, each connection sending as soon as it has its answer.
+   */
+  rate?: number;
+}
+
+export interface LoadResult {
+  /** Responses received. */
+  responses: number;
+  seconds: number;
+  requestsPerSecond: number;
+  /** Exact percentiles of every response's time (autocannon's own histogram keeps whole ms). */
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Connection errors (timeouts included). */
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  /** CPU the load generator used, in cores. */
+  cpuCores: number;
+}
+
+const CHILD_FLAG = '--vigil-load-generator';
+/** Tags the child's answers among other IPC messages. */
+const RESULT_KIND = 'vigil-load-result';
+
+/** The path of a request for system `index`. */
+export function pathOf(endpoint: Endpoint, index: number): string {
+  switch (endpoint) {
+    case 'rollup':
+      return `/v1/systems/default/system-${index}`;
+    case 'status-badge':
+      return `/v1/badges/systems/default/system-${index}`;
+    case 'uptime-badge':
+      return `/v1/badges/systems/default/system-${index}?kind=uptime&window=30d`;
+    default:
+      throw new Error(`Unknown endpoint ${endpoint}`);
+  }
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) {
+    return NaN;
+  }
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+}
+
+function summarize(
+  latencies: readonly number[],
+  seconds: number,
+  counts: Pick<LoadResult, 'errors' | 'timeouts' | 'non2xx' | 'statusCodes'>,
+  cpuCores: number,
+): LoadResult {
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    responses: latencies.length,
+    seconds,
+    requestsPerSecond: latencies.length / seconds,
+    p50Ms: percentile(sorted, 0.5),
+    p90Ms: percentile(sorted, 0.9),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted.length ? sorted[sorted.length - 1] : NaN,
+    ...counts,
+    cpuCores,
+  };
+}
+
+/**
+ * An open loop at `job.rate`: autocannon's own rate limit sends each
+ * second's quota in a burst at the start of the second, which measures
+ * bursts, not a rate. Here request i is due at start + i / rate; latency
+ * counts from that due time.
+ */
+async function runOpenLoop(job: LoadJob, rate: number): Promise<LoadResult> {
+  let next = 0;
+  const choose =
+    job.pick === 'cycle'
+      ? () => next++ % job.range
+      : () => Math.floor(Math.random() * job.range);
+  const pool = new Pool(job.url, {
+    connections: job.connections,
+    pipelining: 1,
+  });
+  const latencies: number[] = [];
+  const counts = {
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    statusCodes: {} as Record<string, number>,
+  };
+  const inFlight = new Set<Promise<void>>();
+  /** Sends one request due at `due`; its latency counts from then. */
+  const send = (due: number) => {
+    const request = pool
+      .request({
+        method: 'GET',
+        path: `${job.prefix}${pathOf(job.endpoint, choose())}`,
+      })
+      .then(async response => {
+        await response.body.dump();
+        latencies.push(performance.now() - due);
+        const code = String(response.statusCode);
+        counts.statusCodes[code] = (counts.statusCodes[code] ?? 0) + 1;
+        if (response.statusCode < 200 || response.statusCode > 299) {
+          counts.non2xx += 1;
+        }
+      })
+      .catch(() => {
+        counts.errors += 1;
+      })
+      .finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  };
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  const end = start + job.seconds * 1000;
+  const intervalMs = 1000 / rate;
+  try {
+    for (let i = 0; ; i++) {
+      const due = start + i * intervalMs;
+      if (due >= end) {
+        break;
+      }
+      const wait = due - performance.now();
+      if (wait > 1) {
+        await new Promise(resolve => setTimeout(resolve, wait));
+      }
+      send(due);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await pool.close();
+  }
+  const wall = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return summarize(
+    latencies,
+    job.seconds,
+    counts,
+    (cpu.user + cpu.system) / 1000 / wall,
+  );
+}
+
+async function runJob(job: LoadJob): Promise<LoadResult> {
+  if (job.rate !== undefined) {
+    return runOpenLoop(job, job.rate);
+  }
+  let next = 0;
+  const choose =
+    job.pick === 'cycle'
+      ? () => next++ % job.range
+      : () => Math.floor(Math.random() * job.range);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: job.url,
+        connections: job.connections,
+        duration: job.seconds,
+        timeout: 10,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: request => ({
+              ...request,
+              path: `${job.prefix}${pathOf(job.endpoint, choose())}`,
+            }),
+          },
+        ],
+      },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      latencies.push(responseTime);
+      statusCodes[statusCode] = (statusCodes[statusCode] ?? 0) + 1;
+    });
+  });
+  const wall = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return summarize(
+    latencies,
+    result.duration,
+    {
+      errors: result.errors,
+      timeouts: result.timeouts,
+      non2xx: result.non2xx,
+      statusCodes,
+    },
+    (cpu.user + cpu.system) / 1000 / wall,
+  );
+}
+
+/** A forked load generator; `run` sends it one job at a time. */
+export class LoadGenerator {
+  readonly #child: ChildProcess;
+  /** The job waiting for its result; one at a time. */
+  #pending?: {
+    resolve: (result: LoadResult) => void;
+    reject: (error: Error) => void;
+  };
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+    child.on(
+      'message',
+      (message: { kind?: string; result?: LoadResult; error?: string }) => {
+        // The TypeScript transform sends messages of its own ('watch').
+        if (message?.kind !== RESULT_KIND || !this.#pending) {
+          return;
+        }
+        const { resolve, reject } = this.#pending;
+        this.#pending = undefined;
+        if (message.error !== undefined) {
+          reject(new Error(`Load generator: ${message.error}`));
+        } else {
+          resolve(message.result!);
+        }
+      },
+    );
+    child.on('exit', code => {
+      this.#pending?.reject(
+        new Error(`Load generator exited (${code}) during a job`),
+      );
+      this.#pending = undefined;
+    });
+  }
+
+  static start(): LoadGenerator {
+    const child = fork(__filename, [CHILD_FLAG], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    return new LoadGenerator(child);
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  run(job: LoadJob): Promise<LoadResult> {
+    if (this.#pending) {
+      return Promise.reject(new Error('The load generator is busy'));
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending = { resolve, reject };
+      this.#child.send(job);
+    });
+  }
+
+  /** Ends the child (this one process, by its handle). */
+  async stop(): Promise<void> {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) {
+      return;
+    }
+    const exited = new Promise<void>(resolve =>
+      this.#child.once('exit', () => resolve()),
+    );
+    this.#child.disconnect();
+    const timer = setTimeout(() => this.#child.kill(), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+// The child: answers jobs until the parent disconnects.
+if (process.argv.includes(CHILD_FLAG) && process.send) {
+  process.on('message', (job: LoadJob) => {
+    runJob(job).then(
+      result => process.send!({ kind: RESULT_KIND, result }),
+      error =>
+        process.send!({
+          kind: RESULT_KIND,
+          error: String(error?.stack ?? error),
+        }),
+    );
+  });
+  process.on('disconnect', () => process.exit(0));
+}
