@@ -6,6 +6,7 @@ import type {
 } from '@vigil/plugin-healthcheck-common';
 import { Knex } from 'knex';
 import type { SliceStatusState } from '../judge';
+import { coalescedReads } from './coalescedReads';
 import { Engine, engineOf, rowsOf } from './engine';
 
 /** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
@@ -52,6 +53,12 @@ export interface EnvironmentSlice {
 export class DatabaseStateStore {
   readonly #db: Knex;
   readonly #engine: Engine;
+  readonly #readRollupCoalesced: (
+    systemRef: string,
+  ) => Promise<SystemRollup | undefined>;
+  readonly #readSystemSlicesCoalesced: (
+    systemRef: string,
+  ) => Promise<EnvironmentSlice[]>;
 
   static async create(options: {
     database: DatabaseService;
@@ -63,6 +70,25 @@ export class DatabaseStateStore {
   constructor(db: Knex) {
     this.#db = db;
     this.#engine = engineOf(db);
+    this.#readRollupCoalesced = coalescedReads(refs => this.readRollups(refs), {
+      fallback: () => undefined,
+      maxBatchSize: ID_CHUNK_SIZE,
+    });
+    this.#readSystemSlicesCoalesced = coalescedReads(
+      async (refs: readonly string[]) => {
+        const bySystem = new Map<string, EnvironmentSlice[]>();
+        const slices = await this.readEnvironmentSlices(
+          refs.map(systemRef => ({ systemRef })),
+        );
+        for (const slice of slices) {
+          const list = bySystem.get(slice.systemRef) ?? [];
+          list.push(slice);
+          bySystem.set(slice.systemRef, list);
+        }
+        return bySystem;
+      },
+      { fallback: () => [], maxBatchSize: ID_CHUNK_SIZE },
+    );
   }
 
   async readSliceStates(
@@ -223,11 +249,20 @@ export class DatabaseStateStore {
       .delete();
   }
 
+  /**
+   * One system's stored rollup. Reads asked for together (in one turn of
+   * the event loop) share one query.
+   */
   async readRollup(systemRef: string): Promise<SystemRollup | undefined> {
-    const row = await this.#db('healthcheck_rollups')
-      .where('system_ref', systemRef.toLowerCase())
-      .first('rollup');
-    return row ? (JSON.parse(row.rollup) as SystemRollup) : undefined;
+    return this.#readRollupCoalesced(systemRef.toLowerCase());
+  }
+
+  /**
+   * One system's slices, paused ones included, with their states. Reads
+   * asked for together share one query.
+   */
+  async readSystemSlices(systemRef: string): Promise<EnvironmentSlice[]> {
+    return this.#readSystemSlicesCoalesced(systemRef.toLowerCase());
   }
 
   async readRollups(

@@ -119,7 +119,7 @@ export function createHealthRouter(options: {
     const entity = await visibleSystem(systemRef, credentials);
     const [rollup, slices] = await Promise.all([
       loadRollup(systemRef),
-      states.readEnvironmentSlices([{ systemRef }]),
+      states.readSystemSlices(systemRef),
     ]);
     const details: SystemHealthDetails = {
       ...summaryOf(entity, rollup),
