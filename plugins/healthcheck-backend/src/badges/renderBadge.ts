@@ -1,23 +1,40 @@
 import { makeBadge } from 'badge-maker';
+import { LRUCache } from 'lru-cache';
 import { BadgeContent } from './badgeContent';
 import { BadgeStyle } from './badgeRequest';
 
 /**
+ * Drawn badges, least recently used forgotten first: one per system and
+ * kind for 10,000 systems, about 1 KB each.
+ */
+const drawn = new LRUCache<string, string>({ max: 10_000 });
+
+/**
  * A badge as an SVG image, drawn by badge-maker (what shields.io uses). The
  * SVG carries the text as its `<title>` and `aria-label` too, for screen
- * readers; badge-maker escapes it.
+ * readers; badge-maker escapes it. Drawing measures every character, and
+ * a system's badge changes rarely while it is asked for often, so drawn
+ * badges are remembered by their inputs.
  * @internal
  */
 export function renderBadgeSvg(
   content: BadgeContent,
   style?: BadgeStyle,
 ): string {
-  return makeBadge({
-    label: content.label,
-    message: content.message,
-    color: content.color,
-    ...(style && { style }),
-  });
+  const key = [content.label, content.message, content.color, style].join(
+    '\u0000',
+  );
+  let svg = drawn.get(key);
+  if (svg === undefined) {
+    svg = makeBadge({
+      label: content.label,
+      message: content.message,
+      color: content.color,
+      ...(style && { style }),
+    });
+    drawn.set(key, svg);
+  }
+  return svg;
 }
 
 /**

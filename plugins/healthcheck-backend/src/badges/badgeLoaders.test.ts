@@ -1,0 +1,111 @@
+import { BADGE_MEASUREMENT_TTL_MS, badgeLoaders } from './badgeLoaders';
+
+const DAY_MS = 24 * 60 * 60_000;
+
+describe('badgeLoaders', () => {
+  function setup() {
+    let clock = 1_000_000;
+    const uptimeReads: Array<{ environment?: string; length: number }> = [];
+    let responseTimeReads = 0;
+    let release: () => void = () => {};
+    let gate: Promise<void> = Promise.resolve();
+    const loaders = badgeLoaders({
+      loadRollup: async () => undefined,
+      history: {
+        uptime: async range => {
+          uptimeReads.push({
+            environment: range.environment,
+            length: range.to - range.from,
+          });
+          await gate;
+          return {
+            uptime: 0.99,
+            upSeconds: 99,
+            downSeconds: 1,
+            unknownSeconds: 0,
+            pausedSeconds: 0,
+          };
+        },
+        responseTime: async () => {
+          responseTimeReads += 1;
+          return { runCount: 10, p50Ms: 12, p95Ms: 40, p99Ms: 80 };
+        },
+      },
+      now: () => clock,
+    });
+    const query = (lengthMs: number, environment?: string) => {
+      const to = new Date(clock);
+      return {
+        systemRef: 'system:default/payments',
+        ...(environment && { environment }),
+        from: new Date(to.getTime() - lengthMs),
+        to,
+      };
+    };
+    return {
+      loaders,
+      query,
+      uptimeReads,
+      responseTimeReads: () => responseTimeReads,
+      advance: (ms: number) => {
+        clock += ms;
+      },
+      hold: () => {
+        gate = new Promise(resolve => {
+          release = resolve;
+        });
+      },
+      release: () => release(),
+    };
+  }
+
+  it('reuses a figure for the same system, environment and window length until it is more than a minute old', async () => {
+    const { loaders, query, uptimeReads, advance } = setup();
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
+    advance(BADGE_MEASUREMENT_TTL_MS);
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
+    expect(uptimeReads).toHaveLength(1);
+
+    advance(1);
+    await loaders.loadUptime(query(DAY_MS));
+    expect(uptimeReads).toHaveLength(2);
+  });
+
+  it('reads each window and environment on its own', async () => {
+    const { loaders, query, uptimeReads } = setup();
+    await loaders.loadUptime(query(DAY_MS));
+    await loaders.loadUptime(query(7 * DAY_MS));
+    await loaders.loadUptime(query(DAY_MS, 'production'));
+    expect(uptimeReads).toEqual([
+      { environment: undefined, length: DAY_MS },
+      { environment: undefined, length: 7 * DAY_MS },
+      { environment: 'production', length: DAY_MS },
+    ]);
+  });
+
+  it('lets concurrent requests for one figure share one read', async () => {
+    const { loaders, query, uptimeReads, hold, release } = setup();
+    hold();
+    const answers = Promise.all(
+      Array.from({ length: 20 }, () => loaders.loadUptime(query(DAY_MS))),
+    );
+    release();
+    expect(await answers).toEqual(Array(20).fill(0.99));
+    expect(uptimeReads).toHaveLength(1);
+  });
+
+  it('keeps up-time and response time apart', async () => {
+    const { loaders, query, uptimeReads, responseTimeReads } = setup();
+    expect(await loaders.loadResponseTime(query(DAY_MS))).toEqual({
+      p50: 12,
+      p95: 40,
+    });
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
+    expect(await loaders.loadResponseTime(query(DAY_MS))).toEqual({
+      p50: 12,
+      p95: 40,
+    });
+    expect(uptimeReads).toHaveLength(1);
+    expect(responseTimeReads()).toBe(1);
+  });
+});
