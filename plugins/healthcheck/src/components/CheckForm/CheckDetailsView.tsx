@@ -62,6 +62,32 @@ export function CheckDetailsView(props: { check: CheckDetails }) {
       <pre style={{ margin: 0 }}>{JSON.stringify(spec.config, null, 2)}</pre>,
     ]);
   }
+  const overrides = Object.entries(spec.environmentOverrides ?? {});
+  if (overrides.length > 0) {
+    rows.push([
+      'Environment overrides',
+      <ul style={{ margin: 0, paddingLeft: 16 }}>
+        {overrides.map(([environment, override]) => (
+          <li key={environment}>
+            <strong>{environment}</strong>
+            {override.target && (
+              <div>
+                Target <code>{override.target}</code>
+              </div>
+            )}
+            {override.config && (
+              <div>
+                Probe config merged over the check’s:
+                <pre style={{ margin: 0 }}>
+                  {JSON.stringify(override.config, null, 2)}
+                </pre>
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>,
+    ]);
+  }
   if (source.kind === 'api') {
     rows.push([
       'Source',

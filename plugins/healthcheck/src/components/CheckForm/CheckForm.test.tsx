@@ -107,9 +107,18 @@ async function renderForm(props: CheckFormProps, api: Partial<HealthcheckApi>) {
   return { fetch };
 }
 
-async function paste(label: RegExp | string, text: string) {
-  await userEvent.click(screen.getByLabelText(label));
+/** Pastes into a field; typed text would take [ and { for key names. */
+async function paste(field: RegExp | string | HTMLElement, text: string) {
+  await userEvent.click(
+    field instanceof HTMLElement ? field : screen.getByLabelText(field),
+  );
   await userEvent.paste(text);
+}
+
+function overrideGroup(number: number) {
+  return within(
+    screen.getByRole('group', { name: `Environment override ${number}` }),
+  );
 }
 
 /** Fills what a create needs. */
@@ -144,7 +153,15 @@ describe('CheckForm', () => {
     await userEvent.type(screen.getByLabelText('Title'), 'Payments HTTP');
     await userEvent.type(screen.getByLabelText('Interval'), '30s');
     await userEvent.type(screen.getByLabelText('Failure threshold'), '3');
-    await paste('Conditions', '[STATUS] == 200\n\n[RESPONSE_TIME] < 500\n');
+    await paste('Condition 1', '[STATUS] == 200');
+    // A row left blank is not sent.
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add condition' }),
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add condition' }),
+    );
+    await paste('Condition 3', '[RESPONSE_TIME] < 500');
     // Several systems at once, separated by commas.
     await userEvent.type(screen.getByLabelText(/^Systems/), 'search,');
     await userEvent.type(screen.getByLabelText('Environments'), 'production');
@@ -215,7 +232,14 @@ describe('CheckForm', () => {
     await renderForm({}, { createCheck });
     await fillRequired();
     await userEvent.type(screen.getByLabelText('Interval'), '5x');
-    await paste('Conditions', '[STATUS] == 200\n\n[BODY.status == UP');
+    await paste('Condition 1', '[STATUS] == 200');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add condition' }),
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add condition' }),
+    );
+    await paste('Condition 3', '[BODY.status == UP');
 
     await userEvent.click(screen.getByRole('button', { name: 'Create check' }));
 
@@ -225,9 +249,9 @@ describe('CheckForm', () => {
     expect(screen.getByLabelText('Interval')).toHaveAccessibleDescription(
       '"5x" is not a duration: use a number and a unit',
     );
-    // The second condition is on the third line: the blank one is skipped.
-    expect(screen.getByLabelText('Conditions')).toHaveAccessibleDescription(
-      'Line 3: "[BODY.status == UP", at position 0: unbalanced brackets',
+    // The second condition sent is in the third row: the blank one is skipped.
+    expect(screen.getByLabelText('Condition 3')).toHaveAccessibleDescription(
+      '"[BODY.status == UP", at position 0: unbalanced brackets',
     );
     expect(screen.getByLabelText(/^Systems/)).toHaveAccessibleDescription(
       'system:default/payments: is a component, not a system',
@@ -237,6 +261,7 @@ describe('CheckForm', () => {
     ).toHaveAccessibleDescription('must be >= 1');
     const alert = screen.getByRole('alert');
     expect(alert).toHaveTextContent('The check was not created');
+    // The form has no override for prod, so the problem is said at the top.
     expect(alert).toHaveTextContent(
       'spec.environmentOverrides.prod.target: unknown placeholder {{ region }}',
     );
@@ -274,7 +299,7 @@ describe('CheckForm', () => {
     expect(alert).not.toHaveTextContent('Request failed');
   });
 
-  it('edits an API check, keeping what the form does not show and sending its revision', async () => {
+  it('edits an API check, keeping what was not changed and sending its revision', async () => {
     const updateCheck = jest.fn(async () => ({ ...apiCheck, revision: 4 }));
     const onSaved = jest.fn();
     const getCheck = jest.fn(async () => apiCheck);
@@ -288,8 +313,18 @@ describe('CheckForm', () => {
     expect(interval).toHaveValue('30s');
     expect(screen.getByLabelText('ID')).toHaveValue('payments-http');
     expect(screen.getByLabelText('ID')).toBeDisabled();
-    expect(screen.getByLabelText('Conditions')).toHaveValue(
-      '[STATUS] == 200\n[RESPONSE_TIME] < 500',
+    expect(screen.getByLabelText('Condition 1')).toHaveValue('[STATUS] == 200');
+    expect(screen.getByLabelText('Condition 2')).toHaveValue(
+      '[RESPONSE_TIME] < 500',
+    );
+    expect(screen.getByLabelText('Severity of condition 2')).toHaveValue(
+      'unhealthy',
+    );
+    expect(overrideGroup(1).getByLabelText(/^Environment/)).toHaveValue(
+      'production',
+    );
+    expect(overrideGroup(1).getByLabelText('Target')).toHaveValue(
+      'https://payments.example/health',
     );
     expect(
       screen.getByRole('listitem', { name: 'system:default/payments' }),
@@ -318,6 +353,199 @@ describe('CheckForm', () => {
         },
         config: { method: 'HEAD' },
       },
+    });
+  });
+
+  it('creates a check with a degraded condition and an environment override', async () => {
+    const createCheck = jest.fn(async () => apiCheck);
+    const onSaved = jest.fn();
+    await renderForm({ onSaved }, { createCheck });
+    await fillRequired();
+
+    await paste('Condition 1', '[STATUS] == 200');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add condition' }),
+    );
+    await paste('Condition 2', '[RESPONSE_TIME] < 500');
+    await userEvent.selectOptions(
+      screen.getByLabelText('Severity of condition 2'),
+      'degraded',
+    );
+    // A row added by mistake, and removed.
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add condition' }),
+    );
+    await paste('Condition 3', '[IP] == 10.0.0.1');
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Remove condition 3' }),
+    );
+    expect(screen.queryByLabelText('Condition 3')).not.toBeInTheDocument();
+
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add environment override' }),
+    );
+    const override = overrideGroup(1);
+    // The new override's environment has the focus, to type its name at once.
+    expect(override.getByLabelText(/^Environment/)).toHaveFocus();
+    await userEvent.paste('eu west');
+    await paste(override.getByLabelText('Target'), 'https://eu.example/health');
+    await paste(
+      override.getByLabelText('Probe config patch (JSON)'),
+      '{ "headers": { "Authorization": null } }',
+    );
+
+    await userEvent.click(screen.getByRole('button', { name: 'Create check' }));
+
+    await waitFor(() => expect(onSaved).toHaveBeenCalled());
+    expect(createCheck).toHaveBeenCalledWith({
+      id: 'payments-http',
+      spec: {
+        type: 'http',
+        target: 'https://{{ system.name }}.example/health',
+        conditions: [
+          '[STATUS] == 200',
+          { condition: '[RESPONSE_TIME] < 500', severity: 'degraded' },
+        ],
+        systems: ['system:default/payments'],
+        environmentOverrides: {
+          'eu west': {
+            target: 'https://eu.example/health',
+            config: { headers: { Authorization: null } },
+          },
+        },
+      },
+    });
+  });
+
+  it('refuses a second override of one environment before asking the backend', async () => {
+    const createCheck = jest.fn();
+    await renderForm({}, { createCheck });
+    await fillRequired();
+    const add = screen.getByRole('button', {
+      name: 'Add environment override',
+    });
+    await userEvent.click(add);
+    await paste(overrideGroup(1).getByLabelText(/^Environment/), 'Production');
+    await userEvent.click(add);
+    await paste(overrideGroup(2).getByLabelText(/^Environment/), 'production');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Create check' }));
+
+    expect(
+      overrideGroup(2).getByLabelText(/^Environment/),
+    ).toHaveAccessibleDescription(
+      'The same environment as "Production" above (names are compared without regard to case)',
+    );
+    expect(createCheck).not.toHaveBeenCalled();
+  });
+
+  it("shows the backend's problems of an override at its fields", async () => {
+    const createCheck = jest.fn(async () => {
+      throw await responseError(400, {
+        name: 'InputError',
+        message: 'Invalid check, 2 problems: ...',
+        problems: [
+          {
+            path: 'spec.environmentOverrides["eu west"].target',
+            reason: 'unknown placeholder {{ region }}',
+          },
+          {
+            path: 'spec.environmentOverrides["eu west"].config.method',
+            reason: 'must be GET or HEAD',
+          },
+        ],
+      });
+    });
+    await renderForm({}, { createCheck });
+    await fillRequired();
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Add environment override' }),
+    );
+    const override = overrideGroup(1);
+    await paste(override.getByLabelText(/^Environment/), 'eu west');
+    await paste(
+      override.getByLabelText('Target'),
+      'https://{{ region }}.example/health',
+    );
+    await paste(
+      override.getByLabelText('Probe config patch (JSON)'),
+      '{ "method": "PUT" }',
+    );
+
+    await userEvent.click(screen.getByRole('button', { name: 'Create check' }));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      '2 problems are shown at the fields below.',
+    );
+    expect(override.getByLabelText('Target')).toHaveAccessibleDescription(
+      'unknown placeholder {{ region }}',
+    );
+    expect(
+      override.getByLabelText('Probe config patch (JSON)'),
+    ).toHaveAccessibleDescription('method: must be GET or HEAD');
+
+    // Editing the target clears its problem, not the config's.
+    await userEvent.type(override.getByLabelText('Target'), '/');
+    expect(override.getByLabelText('Target')).not.toHaveAccessibleDescription(
+      /unknown placeholder/,
+    );
+    expect(
+      override.getByLabelText('Probe config patch (JSON)'),
+    ).toHaveAccessibleDescription('method: must be GET or HEAD');
+  });
+
+  it('saves a check with severities and overrides unchanged when they are not touched', async () => {
+    const check: CheckDetails = {
+      ...apiCheck,
+      spec: {
+        ...apiCheck.spec,
+        conditions: [
+          '[STATUS] == 200',
+          { condition: '[RESPONSE_TIME] < 500', severity: 'degraded' },
+          { condition: '[BODY].status == UP', severity: 'unhealthy' },
+        ],
+        environmentOverrides: {
+          production: { target: 'https://payments.example/health' },
+          'eu west': {
+            config: { headers: { Authorization: 'Bearer eu', Accept: null } },
+          },
+          Staging: {},
+        },
+      },
+    };
+    const updateCheck = jest.fn(async () => check);
+    const onSaved = jest.fn();
+    await renderForm(
+      { checkId: check.id, onSaved },
+      { getCheck: async () => check, updateCheck },
+    );
+
+    expect(await screen.findByLabelText('Severity of condition 2')).toHaveValue(
+      'degraded',
+    );
+    expect(screen.getByLabelText('Severity of condition 3')).toHaveValue(
+      'unhealthy',
+    );
+    expect(
+      JSON.parse(
+        (
+          overrideGroup(2).getByLabelText(
+            'Probe config patch (JSON)',
+          ) as HTMLTextAreaElement
+        ).value,
+      ),
+    ).toEqual({ headers: { Authorization: 'Bearer eu', Accept: null } });
+    expect(overrideGroup(3).getByLabelText(/^Environment/)).toHaveValue(
+      'Staging',
+    );
+
+    await userEvent.click(screen.getByRole('button', { name: 'Save changes' }));
+
+    await waitFor(() => expect(onSaved).toHaveBeenCalled());
+    expect(updateCheck).toHaveBeenCalledWith(check.id, {
+      title: check.title,
+      revision: check.revision,
+      spec: check.spec,
     });
   });
 

@@ -24,14 +24,20 @@ import {
   CheckFormValues,
   checkFormValuesOf,
   checkRequestOf,
+  ConditionRow,
+  countFieldProblems,
   emptyCheckFormValues,
+  EnvironmentOverrideRow,
   hasErrors,
   messageOfError,
   NO_ERRORS,
+  OverrideField,
   placeProblems,
   problemsOfError,
   validateCheckForm,
 } from './checkFormModel';
+import { ConditionsField } from './ConditionsField';
+import { EnvironmentOverridesField } from './EnvironmentOverridesField';
 import { Notice } from './Notice';
 import { SystemsField } from './SystemsField';
 import { useProbeTypes } from './useProbeTypes';
@@ -151,6 +157,36 @@ function CheckEditor(props: {
     }
   };
 
+  // A list's own problems and those of the row changed go; the rest stay
+  // until the next submission.
+  const setConditions = (conditions: ConditionRow[], changedKey?: string) => {
+    setValues(previous => ({ ...previous, conditions }));
+    setErrors(previous => {
+      const { conditions: _list, ...fields } = previous.fields;
+      const rows = { ...previous.conditions };
+      if (changedKey) delete rows[changedKey];
+      return { ...previous, fields, conditions: rows };
+    });
+  };
+
+  const setOverrides = (
+    environmentOverrides: EnvironmentOverrideRow[],
+    changed?: { key: string; field?: OverrideField },
+  ) => {
+    setValues(previous => ({ ...previous, environmentOverrides }));
+    setErrors(previous => {
+      const { environmentOverrides: _list, ...fields } = previous.fields;
+      const overrides = { ...previous.overrides };
+      if (changed?.field && overrides[changed.key]) {
+        const { [changed.field]: _dropped, ...rest } = overrides[changed.key];
+        overrides[changed.key] = rest;
+      } else if (changed && !changed.field) {
+        delete overrides[changed.key];
+      }
+      return { ...previous, fields, overrides };
+    });
+  };
+
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setSubmitted(true);
@@ -175,7 +211,7 @@ function CheckEditor(props: {
       setErrors(
         problems
           ? placeProblems(problems, values)
-          : { fields: {}, top: [messageOfError(error)] },
+          : { ...NO_ERRORS, top: [messageOfError(error)] },
       );
       setSubmitting(false);
       return;
@@ -191,7 +227,10 @@ function CheckEditor(props: {
   };
 
   const field = (
-    name: Exclude<CheckFormField, 'systems' | 'paused'>,
+    name: Exclude<
+      CheckFormField,
+      'systems' | 'paused' | 'conditions' | 'environmentOverrides'
+    >,
     label: string,
     extra: Partial<TextFieldProps> & { hint?: string } = {},
   ) => {
@@ -214,10 +253,7 @@ function CheckEditor(props: {
     );
   };
 
-  const fieldErrorCount = Object.values(errors.fields).reduce(
-    (sum, list) => sum + (list?.length ?? 0),
-    0,
-  );
+  const fieldErrorCount = countFieldProblems(errors);
   const typeOptions =
     types.includes(values.type) || !values.type
       ? types
@@ -308,12 +344,13 @@ function CheckEditor(props: {
           })}
         </Grid>
         <Grid item xs={12}>
-          {field('conditions', 'Conditions', {
-            multiline: true,
-            minRows: 3,
-            hint: 'One per line, such as [STATUS] == 200 or [RESPONSE_TIME] < 500',
-            inputProps: { style: { fontFamily: 'monospace' } },
-          })}
+          <ConditionsField
+            rows={values.conditions}
+            onChange={setConditions}
+            errors={errors.conditions}
+            listErrors={errors.fields.conditions}
+            disabled={submitting}
+          />
         </Grid>
         <Grid item xs={12}>
           <SystemsField
@@ -341,6 +378,16 @@ function CheckEditor(props: {
             hint: 'The probe type’s own fields, such as { "method": "HEAD" }; empty for none',
             inputProps: { style: { fontFamily: 'monospace' } },
           })}
+        </Grid>
+        <Grid item xs={12}>
+          <EnvironmentOverridesField
+            rows={values.environmentOverrides}
+            onChange={setOverrides}
+            errors={errors.overrides}
+            listErrors={errors.fields.environmentOverrides}
+            checkTarget={values.target}
+            disabled={submitting}
+          />
         </Grid>
         <Grid item xs={12}>
           <FormControlLabel

@@ -1,7 +1,10 @@
 import type { ResponseError } from '@backstage/errors';
 import {
+  canonicalEnvironmentName,
   CheckDetails,
+  ConditionSeverity,
   ConditionSpec,
+  HealthCheckEnvironmentOverride,
   HealthCheckSpec,
 } from '@vigil/plugin-healthcheck-common';
 
@@ -16,8 +19,8 @@ export interface CheckFormValues {
   target: string;
   interval: string;
   timeout: string;
-  /** One condition per line; blank lines are ignored. */
-  conditions: string;
+  /** In order; rows left blank are ignored. */
+  conditions: ConditionRow[];
   /** Entity refs of System entities. */
   systems: string[];
   /** Comma-separated; empty for every environment of each system. */
@@ -28,23 +31,96 @@ export interface CheckFormValues {
   owner: string;
   /** The probe type's `config` as JSON; empty for none. */
   config: string;
+  /** In order; rows left wholly blank are ignored. */
+  environmentOverrides: EnvironmentOverrideRow[];
 }
 
 /** @internal */
 export type CheckFormField = keyof CheckFormValues;
 
 /**
- * Problems of a submission: each at the field it concerns, and the ones that
- * concern no field of the form at the top.
+ * One condition as the form edits it.
+ * @internal
+ */
+export interface ConditionRow {
+  /** Names the row while the form is open: its React key, where its problems go. */
+  key: string;
+  condition: string;
+  severity: ConditionSeverity;
+}
+
+/**
+ * One environment's override as the form edits it: what the spec lets an
+ * environment change, a target and probe config merged over the check's.
+ * @internal
+ */
+export interface EnvironmentOverrideRow {
+  /** Names the row while the form is open: its React key, where its problems go. */
+  key: string;
+  /** As typed; compared with the others without regard to case. */
+  environment: string;
+  /** Empty for the check's own target. */
+  target: string;
+  /** JSON merged over the check's `config`; empty for none. */
+  config: string;
+}
+
+/** @internal */
+export type OverrideField = Exclude<keyof EnvironmentOverrideRow, 'key'>;
+
+/**
+ * Problems of a submission: each at the field it concerns (a condition or an
+ * override's field by its row), and the ones that concern no field of the
+ * form at the top.
  * @internal
  */
 export interface CheckFormErrors {
+  /** For `conditions` and `environmentOverrides`: the list as a whole. */
   fields: Partial<Record<CheckFormField, string[]>>;
+  /** By the key of the condition's row. */
+  conditions: Record<string, string[]>;
+  /** By the key of the override's row, then its field. */
+  overrides: Record<string, Partial<Record<OverrideField, string[]>>>;
   top: string[];
 }
 
 /** @internal */
-export const NO_ERRORS: CheckFormErrors = { fields: {}, top: [] };
+export const NO_ERRORS: CheckFormErrors = {
+  fields: {},
+  conditions: {},
+  overrides: {},
+  top: [],
+};
+
+/** The severity of a condition that names none. */
+const DEFAULT_SEVERITY: ConditionSeverity = 'unhealthy';
+
+let lastRowKey = 0;
+function newRowKey(): string {
+  lastRowKey += 1;
+  return `row-${lastRowKey}`;
+}
+
+/** @internal */
+export function newConditionRow(
+  condition = '',
+  severity: ConditionSeverity = DEFAULT_SEVERITY,
+): ConditionRow {
+  return { key: newRowKey(), condition, severity };
+}
+
+/** @internal */
+export function newEnvironmentOverrideRow(
+  fields: Partial<Omit<EnvironmentOverrideRow, 'key'>> = {},
+): EnvironmentOverrideRow {
+  return {
+    key: newRowKey(),
+    environment: '',
+    target: '',
+    config: '',
+    ...fields,
+  };
+}
 
 /** The probe types every backend has, for when it cannot be asked. @internal */
 export const BUILTIN_PROBE_TYPES = ['http', 'tcp', 'dns', 'tls'];
@@ -58,7 +134,8 @@ export function emptyCheckFormValues(): CheckFormValues {
     target: '',
     interval: '',
     timeout: '',
-    conditions: '',
+    // One row to type the first condition into.
+    conditions: [newConditionRow()],
     systems: [],
     environments: '',
     thresholdFailure: '',
@@ -66,6 +143,7 @@ export function emptyCheckFormValues(): CheckFormValues {
     paused: false,
     owner: '',
     config: '',
+    environmentOverrides: [],
   };
 }
 
@@ -79,7 +157,9 @@ export function checkFormValuesOf(check: CheckDetails): CheckFormValues {
     target: spec.target,
     interval: spec.interval ?? '',
     timeout: spec.timeout ?? '',
-    conditions: (spec.conditions ?? []).map(conditionText).join('\n'),
+    conditions: (spec.conditions ?? []).map(condition =>
+      newConditionRow(conditionText(condition), conditionSeverity(condition)),
+    ),
     systems: [...spec.systems],
     environments: (spec.environments ?? []).join(', '),
     thresholdFailure: numberText(spec.thresholds?.failure),
@@ -90,6 +170,18 @@ export function checkFormValuesOf(check: CheckDetails): CheckFormValues {
       spec.config && Object.keys(spec.config).length > 0
         ? JSON.stringify(spec.config, null, 2)
         : '',
+    environmentOverrides: Object.entries(spec.environmentOverrides ?? {}).map(
+      ([environment, override]) =>
+        newEnvironmentOverrideRow({
+          environment,
+          target: override.target ?? '',
+          // Shown even when `{}`, so that an untouched override saves as it was.
+          config:
+            override.config === undefined
+              ? ''
+              : JSON.stringify(override.config, null, 2),
+        }),
+    ),
   };
 }
 
@@ -98,14 +190,29 @@ export function conditionText(condition: ConditionSpec): string {
   return typeof condition === 'string' ? condition : condition.condition;
 }
 
-/** The form's conditions, one per non-blank line, with the line of each. @internal */
-export function conditionLines(
-  text: string,
-): Array<{ condition: string; line: number }> {
-  return text
-    .split('\n')
-    .map((raw, index) => ({ condition: raw.trim(), line: index + 1 }))
-    .filter(entry => entry.condition !== '');
+/** The severity of a condition, the default filled in. @internal */
+export function conditionSeverity(condition: ConditionSpec): ConditionSeverity {
+  return typeof condition === 'string'
+    ? DEFAULT_SEVERITY
+    : condition.severity ?? DEFAULT_SEVERITY;
+}
+
+/**
+ * The condition rows a submission sends, in order: the ones not left blank.
+ * The backend's `spec.conditions[i]` is the i-th of these.
+ * @internal
+ */
+export function filledConditionRows(rows: ConditionRow[]): ConditionRow[] {
+  return rows.filter(row => row.condition.trim() !== '');
+}
+
+/** The override rows a submission sends: the ones not left wholly blank. @internal */
+export function filledOverrideRows(
+  rows: EnvironmentOverrideRow[],
+): EnvironmentOverrideRow[] {
+  return rows.filter(
+    row => row.environment.trim() || row.target.trim() || row.config.trim(),
+  );
 }
 
 /** Splits a comma- or newline-separated list, dropping blanks. @internal */
@@ -127,6 +234,7 @@ export function validateCheckForm(
   mode: 'create' | 'edit',
 ): CheckFormErrors {
   const fields: CheckFormErrors['fields'] = {};
+  const overrides: CheckFormErrors['overrides'] = {};
   const add = (field: CheckFormField, message: string) => {
     (fields[field] ??= []).push(message);
   };
@@ -144,28 +252,73 @@ export function validateCheckForm(
       add(field, 'A whole number, 1 or more');
     }
   }
-  if (values.config.trim()) {
-    try {
-      const parsed = JSON.parse(values.config);
-      if (!isObject(parsed)) {
-        add('config', 'Must be a JSON object, such as { "method": "GET" }');
-      }
-    } catch (error) {
-      add('config', `Not valid JSON: ${(error as Error).message}`);
+  const configProblem = jsonObjectProblem(values.config);
+  if (configProblem) add('config', configProblem);
+
+  // The backend refuses two names of one environment too; said here, it
+  // spares a round trip and points at the row that repeats.
+  const seen = new Map<string, string>();
+  for (const row of filledOverrideRows(values.environmentOverrides)) {
+    const addAtRow = (field: OverrideField, message: string) => {
+      ((overrides[row.key] ??= {})[field] ??= []).push(message);
+    };
+    const environment = row.environment.trim();
+    const earlier = seen.get(canonicalEnvironmentName(environment));
+    if (!environment) {
+      addAtRow('environment', 'Name the environment');
+    } else if (earlier !== undefined) {
+      addAtRow(
+        'environment',
+        `The same environment as "${earlier}" above (names are compared without regard to case)`,
+      );
+    } else {
+      seen.set(canonicalEnvironmentName(environment), environment);
     }
+    const overrideConfigProblem = jsonObjectProblem(row.config);
+    if (overrideConfigProblem) addAtRow('config', overrideConfigProblem);
   }
-  return { fields, top: [] };
+  return { fields, conditions: {}, overrides, top: [] };
+}
+
+/** Why a JSON object field's text is no JSON object; none when empty. */
+function jsonObjectProblem(text: string): string | undefined {
+  if (!text.trim()) {
+    return undefined;
+  }
+  try {
+    return isObject(JSON.parse(text))
+      ? undefined
+      : 'Must be a JSON object, such as { "method": "GET" }';
+  } catch (error) {
+    return `Not valid JSON: ${(error as Error).message}`;
+  }
+}
+
+/** How many problems are shown at fields (not at the top). @internal */
+export function countFieldProblems(errors: CheckFormErrors): number {
+  const count = (lists: Array<string[] | undefined>) =>
+    lists.reduce((sum, list) => sum + (list?.length ?? 0), 0);
+  return (
+    count(Object.values(errors.fields)) +
+    count(Object.values(errors.conditions)) +
+    count(
+      Object.values(errors.overrides).flatMap(byField =>
+        Object.values(byField),
+      ),
+    )
+  );
 }
 
 /** @internal */
 export function hasErrors(errors: CheckFormErrors): boolean {
-  return errors.top.length > 0 || Object.keys(errors.fields).length > 0;
+  return errors.top.length > 0 || countFieldProblems(errors) > 0;
 }
 
 /**
  * The request body of a create or an update. On an update the stored spec is
- * the base, so what the form does not show (environment overrides, the
- * severity of a condition whose text is unchanged) is kept.
+ * the base, so what the form does not show is kept, and a condition that is
+ * unchanged keeps the form it was stored in (`"…"`, `{ condition }` or
+ * `{ condition, severity }`).
  * @internal
  */
 export function checkRequestOf(
@@ -184,10 +337,19 @@ export function checkRequestOf(
 
   const previous = new Map<string, ConditionSpec>();
   for (const condition of original?.spec.conditions ?? []) {
-    previous.set(conditionText(condition), condition);
+    previous.set(conditionText(condition).trim(), condition);
   }
-  const conditions = conditionLines(values.conditions).map(
-    ({ condition }) => previous.get(condition) ?? condition,
+  const conditions = filledConditionRows(values.conditions).map(
+    ({ condition, severity }): ConditionSpec => {
+      const text = condition.trim();
+      const stored = previous.get(text);
+      if (stored !== undefined && conditionSeverity(stored) === severity) {
+        return stored;
+      }
+      return severity === DEFAULT_SEVERITY
+        ? text
+        : { condition: text, severity };
+    },
   );
   setOrDelete(spec, 'conditions', conditions.length ? conditions : undefined);
 
@@ -215,6 +377,21 @@ export function checkRequestOf(
     spec,
     'config',
     values.config.trim() ? JSON.parse(values.config) : undefined,
+  );
+  const overrides = filledOverrideRows(values.environmentOverrides).map(
+    (row): [string, HealthCheckEnvironmentOverride] => [
+      row.environment.trim(),
+      {
+        ...(row.target.trim() && { target: row.target.trim() }),
+        ...(row.config.trim() && { config: JSON.parse(row.config) }),
+      },
+    ],
+  );
+  setOrDelete(
+    spec,
+    'environmentOverrides',
+    // fromEntries, so that even an environment named __proto__ stays a key.
+    overrides.length ? Object.fromEntries(overrides) : undefined,
   );
 
   const title = values.title.trim() || undefined;
@@ -248,15 +425,38 @@ export interface CheckProblem {
 }
 
 /**
+ * Where in the form a problem of the backend belongs.
+ * @internal
+ */
+export interface ProblemLocation {
+  /** None for what the form does not show. */
+  field?: CheckFormField;
+  /** The item of a list: `spec.conditions[1]` is the second condition. */
+  index?: number;
+  /** For an override's problem: its environment, as the key it was sent with. */
+  environment?: string;
+  /** The override's field; `environment` for the override as a whole. */
+  overrideField?: OverrideField;
+  /** What within the field it is about, such as `method` of a config. */
+  detail?: string;
+}
+
+/** `spec.environmentOverrides.prod…` or `spec.environmentOverrides["eu west"]…`. */
+const OVERRIDE_PATH =
+  /^spec\.environmentOverrides(?:\.([A-Za-z_$][\w$-]*)|\[("(?:[^"\\]|\\.)*")\])?(?:\.(.+))?$/;
+
+/**
  * The field of the form a problem's path concerns, and the index within it
- * for lists (`spec.conditions[1]` is the second condition); no field for what
+ * for lists (`spec.conditions[1]` is the second condition) or the environment
+ * for overrides (`spec.environmentOverrides.prod.target`); no field for what
  * the form does not show.
  * @internal
  */
-export function fieldOfProblemPath(path: string): {
-  field?: CheckFormField;
-  index?: number;
-} {
+export function fieldOfProblemPath(path: string): ProblemLocation {
+  const override = OVERRIDE_PATH.exec(path);
+  if (override) {
+    return overrideLocation(override);
+  }
   const match = /^spec\.([A-Za-z]+)(?:\[(\d+)\])?(?:\.([A-Za-z]+))?/.exec(path);
   if (!match) {
     if (path === 'id' || path === 'title') {
@@ -273,8 +473,11 @@ export function fieldOfProblemPath(path: string): {
     case 'timeout':
     case 'paused':
     case 'owner':
-    case 'config':
       return { field: name };
+    case 'config':
+      return path.startsWith('spec.config.')
+        ? { field: name, detail: path.slice('spec.config.'.length) }
+        : { field: name };
     case 'conditions':
     case 'systems':
     case 'environments':
@@ -288,43 +491,116 @@ export function fieldOfProblemPath(path: string): {
   }
 }
 
+function overrideLocation(match: RegExpExecArray): ProblemLocation {
+  const [, plainKey, quotedKey, rest] = match;
+  const field = 'environmentOverrides';
+  let environment: string | undefined = plainKey;
+  if (quotedKey !== undefined) {
+    try {
+      environment = JSON.parse(quotedKey);
+    } catch {
+      return { field };
+    }
+  }
+  if (environment === undefined) {
+    // The overrides as a whole: not an object, or a key that is empty.
+    return rest === undefined ? { field } : {};
+  }
+  if (rest === undefined) {
+    return { field, environment, overrideField: 'environment' };
+  }
+  if (rest === 'target') {
+    return { field, environment, overrideField: 'target' };
+  }
+  if (rest === 'config' || rest.startsWith('config.')) {
+    return {
+      field,
+      environment,
+      overrideField: 'config',
+      ...(rest !== 'config' && { detail: rest.slice('config.'.length) }),
+    };
+  }
+  // A field an override may not have: said at the override's environment.
+  return { field, environment, overrideField: 'environment', detail: rest };
+}
+
 /**
- * Places each of the backend's problems at its field, with a word on which
- * line or item of a list it is about; the rest go to the top.
+ * Places each of the backend's problems at its field: a condition's at its
+ * row, an override's at the row of its environment and the field within it,
+ * with a word on which item of a list it is about; the rest go to the top.
  * @internal
  */
 export function placeProblems(
   problems: CheckProblem[],
   values: CheckFormValues,
 ): CheckFormErrors {
-  const fields: CheckFormErrors['fields'] = {};
-  const top: string[] = [];
-  const lines = conditionLines(values.conditions);
+  const errors: CheckFormErrors = {
+    fields: {},
+    conditions: {},
+    overrides: {},
+    top: [],
+  };
+  const sentConditions = filledConditionRows(values.conditions);
   const environments = splitList(values.environments);
   for (const { path, reason } of problems) {
-    const { field, index } = fieldOfProblemPath(path);
-    if (!field) {
-      top.push(path ? `${path}: ${reason}` : reason);
-      continue;
+    const location = fieldOfProblemPath(path);
+    const { field, index, detail } = location;
+    const message = detail ? `${detail}: ${reason}` : reason;
+    const overrideRow =
+      location.environment === undefined
+        ? undefined
+        : findOverrideRow(values.environmentOverrides, location.environment);
+    const conditionRow =
+      field === 'conditions' && index !== undefined
+        ? sentConditions[index]
+        : undefined;
+
+    if (!field || (location.environment !== undefined && !overrideRow)) {
+      errors.top.push(path ? `${path}: ${reason}` : reason);
+    } else if (overrideRow && location.overrideField) {
+      const byField = (errors.overrides[overrideRow.key] ??= {});
+      (byField[location.overrideField] ??= []).push(message);
+    } else if (conditionRow) {
+      (errors.conditions[conditionRow.key] ??= []).push(message);
+    } else {
+      const item = index === undefined ? undefined : itemName(field, index);
+      (errors.fields[field] ??= []).push(item ? `${item}: ${reason}` : message);
     }
-    let message = reason;
-    if (index !== undefined) {
-      if (field === 'conditions') {
-        const line = lines[index]?.line;
-        message = `${
-          line ? `Line ${line}` : `Condition ${index + 1}`
-        }: ${reason}`;
-      } else if (field === 'systems' && values.systems[index] !== undefined) {
-        message = `${values.systems[index]}: ${reason}`;
-      } else if (field === 'environments' && environments[index]) {
-        message = `${environments[index]}: ${reason}`;
-      }
-    } else if (field === 'config' && path !== 'spec.config') {
-      message = `${path.slice('spec.config.'.length)}: ${reason}`;
-    }
-    (fields[field] ??= []).push(message);
   }
-  return { fields, top };
+  return errors;
+
+  /** The item of a list a problem is about, in words. */
+  function itemName(field: CheckFormField, index: number) {
+    switch (field) {
+      case 'conditions':
+        return `Condition ${index + 1}`;
+      case 'systems':
+        return values.systems[index];
+      case 'environments':
+        return environments[index];
+      default:
+        return undefined;
+    }
+  }
+}
+
+/**
+ * The override row a problem's environment key names: the one sent with that
+ * key, else the one naming the same environment.
+ */
+function findOverrideRow(
+  rows: EnvironmentOverrideRow[],
+  environment: string,
+): EnvironmentOverrideRow | undefined {
+  const filled = filledOverrideRows(rows);
+  return (
+    filled.find(row => row.environment.trim() === environment) ??
+    filled.find(
+      row =>
+        canonicalEnvironmentName(row.environment) ===
+        canonicalEnvironmentName(environment),
+    )
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import Typography from '@material-ui/core/Typography';
 import { makeStyles, Theme, useTheme } from '@material-ui/core/styles';
 import { HealthStatus } from '@vigil/plugin-healthcheck-common';
-import { ReactNode } from 'react';
+import { ReactElement, ReactNode } from 'react';
 import {
   Area,
   AreaChart,
@@ -65,6 +65,18 @@ function axisProps(theme: Theme) {
   };
 }
 
+/** The x axis every chart shares: time over the range, hours or days as ticks. */
+function timeAxisProps(theme: Theme, range: ChartRange) {
+  return {
+    dataKey: 'time',
+    type: 'number',
+    scale: 'time',
+    domain: [range.from, range.to],
+    tickFormatter: tickFormatter(range.to - range.from),
+    ...axisProps(theme),
+  } as const;
+}
+
 function ChartFigure(props: {
   title: string;
   testId: string;
@@ -112,6 +124,131 @@ function StatusLegend(props: {
   );
 }
 
+/** Props shared by the charts: the range they show. */
+export interface ChartRange {
+  from: number;
+  to: number;
+}
+
+/** One status of a status timeline: its key in the points, and how it looks. */
+interface StatusBand {
+  dataKey: string;
+  name: string;
+  color: string;
+}
+
+/**
+ * A status timeline: stacked step areas, each point 1 in one band and 0 in
+ * the others, so the chart draws one coloured band over time.
+ */
+function StatusTimelineChart(
+  props: ChartRange & {
+    title: string;
+    height: number;
+    description?: string;
+    legend: ReactNode;
+    points: object[];
+    bands: StatusBand[];
+    tooltip: ReactElement;
+  },
+) {
+  const theme = useTheme();
+  return (
+    <ChartFigure
+      title={props.title}
+      testId="status-timeline"
+      height={props.height}
+      description={props.description}
+      legend={props.legend}
+    >
+      <AreaChart
+        data={props.points}
+        margin={{ top: 4, right: 16, bottom: 0, left: 16 }}
+      >
+        <XAxis {...timeAxisProps(theme, props)} />
+        <YAxis hide domain={[0, 1]} />
+        <Tooltip content={props.tooltip} />
+        {props.bands.map(band => (
+          <Area
+            key={band.dataKey}
+            dataKey={band.dataKey}
+            name={band.name}
+            stackId="status"
+            type="stepAfter"
+            stroke="none"
+            fill={band.color}
+            fillOpacity={1}
+            isAnimationActive={false}
+          />
+        ))}
+      </AreaChart>
+    </ChartFigure>
+  );
+}
+
+/** One line of a latency chart. */
+interface LatencyLine {
+  dataKey: string;
+  name: string;
+  color: string;
+  /** Drawn dashed (the slowest run, p99), so lines differ by more than colour. */
+  dashed?: boolean;
+}
+
+/** Latencies over time, as lines with durations on the y axis. */
+function LatencyChart(
+  props: ChartRange & {
+    title: string;
+    description?: string;
+    points: object[];
+    lines: LatencyLine[];
+  },
+) {
+  const theme = useTheme();
+  return (
+    <ChartFigure
+      title={props.title}
+      testId="latency-chart"
+      height={180}
+      description={props.description}
+    >
+      <LineChart
+        data={props.points}
+        margin={{ top: 8, right: 16, bottom: 0, left: 16 }}
+      >
+        <CartesianGrid stroke={theme.palette.divider} strokeDasharray="3 3" />
+        <XAxis {...timeAxisProps(theme, props)} />
+        <YAxis
+          tickFormatter={(value: number) => formatDuration(value)}
+          width={64}
+          {...axisProps(theme)}
+        />
+        <Tooltip
+          labelFormatter={(value: any) => formatTimestamp(Number(value))}
+          formatter={(value: any) => formatDuration(Number(value))}
+          contentStyle={{
+            background: theme.palette.background.paper,
+            borderColor: theme.palette.divider,
+            color: theme.palette.text.primary,
+          }}
+        />
+        <Legend wrapperStyle={{ color: theme.palette.text.primary }} />
+        {props.lines.map(line => (
+          <Line
+            key={line.dataKey}
+            dataKey={line.dataKey}
+            name={line.name}
+            stroke={line.color}
+            strokeDasharray={line.dashed ? '4 3' : undefined}
+            dot={false}
+            isAnimationActive={false}
+          />
+        ))}
+      </LineChart>
+    </ChartFigure>
+  );
+}
+
 function RunStatusTooltip(props: { active?: boolean; payload?: any[] }) {
   const classes = useStyles();
   const point: RunStatusPoint | undefined = props.payload?.[0]?.payload;
@@ -127,25 +264,20 @@ function RunStatusTooltip(props: { active?: boolean; payload?: any[] }) {
   );
 }
 
-/** Props shared by the charts: the range they show. */
-export interface ChartRange {
-  from: number;
-  to: number;
-}
-
 /** The status of a slice over time, from its runs. */
 export function RunStatusTimeline(
   props: ChartRange & { points: RunStatusPoint[]; bucketed: boolean },
 ) {
   const theme = useTheme();
-  const { from, to, points } = props;
+  const { points } = props;
   const present = TIMELINE_STATUSES.filter(status =>
     points.some(point => point.status === status),
   );
   return (
-    <ChartFigure
+    <StatusTimelineChart
+      from={props.from}
+      to={props.to}
       title="Status timeline"
-      testId="status-timeline"
       height={72}
       description={
         props.bucketed
@@ -153,36 +285,14 @@ export function RunStatusTimeline(
           : undefined
       }
       legend={<StatusLegend items={present.map(status => ({ status }))} />}
-    >
-      <AreaChart
-        data={points}
-        margin={{ top: 4, right: 16, bottom: 0, left: 16 }}
-      >
-        <XAxis
-          dataKey="time"
-          type="number"
-          scale="time"
-          domain={[from, to]}
-          tickFormatter={tickFormatter(to - from)}
-          {...axisProps(theme)}
-        />
-        <YAxis hide domain={[0, 1]} />
-        <Tooltip content={<RunStatusTooltip />} />
-        {TIMELINE_STATUSES.map(status => (
-          <Area
-            key={status}
-            dataKey={status}
-            name={presentStatus(status).label}
-            stackId="status"
-            type="stepAfter"
-            stroke="none"
-            fill={statusColor(theme, status)}
-            fillOpacity={1}
-            isAnimationActive={false}
-          />
-        ))}
-      </AreaChart>
-    </ChartFigure>
+      points={points}
+      bands={TIMELINE_STATUSES.map(status => ({
+        dataKey: status,
+        name: presentStatus(status).label,
+        color: statusColor(theme, status),
+      }))}
+      tooltip={<RunStatusTooltip />}
+    />
   );
 }
 
@@ -191,65 +301,35 @@ export function RunLatencyChart(
   props: ChartRange & { points: RunLatencyPoint[]; bucketed: boolean },
 ) {
   const theme = useTheme();
-  const { from, to, points, bucketed } = props;
+  const { bucketed } = props;
+  const lines: LatencyLine[] = [
+    {
+      dataKey: 'latencyMs',
+      name: bucketed ? 'Median' : 'Latency',
+      color: theme.palette.primary.main,
+    },
+  ];
+  if (bucketed) {
+    lines.push({
+      dataKey: 'maxLatencyMs',
+      name: 'Slowest',
+      color: theme.palette.text.secondary,
+      dashed: true,
+    });
+  }
   return (
-    <ChartFigure
+    <LatencyChart
+      from={props.from}
+      to={props.to}
       title="Latency"
-      testId="latency-chart"
-      height={180}
       description={
         bucketed
           ? 'Median and slowest run per 5 minutes.'
           : 'Duration of each run.'
       }
-    >
-      <LineChart
-        data={points}
-        margin={{ top: 8, right: 16, bottom: 0, left: 16 }}
-      >
-        <CartesianGrid stroke={theme.palette.divider} strokeDasharray="3 3" />
-        <XAxis
-          dataKey="time"
-          type="number"
-          scale="time"
-          domain={[from, to]}
-          tickFormatter={tickFormatter(to - from)}
-          {...axisProps(theme)}
-        />
-        <YAxis
-          tickFormatter={(value: number) => formatDuration(value)}
-          width={64}
-          {...axisProps(theme)}
-        />
-        <Tooltip
-          labelFormatter={(value: any) => formatTimestamp(Number(value))}
-          formatter={(value: any) => formatDuration(Number(value))}
-          contentStyle={{
-            background: theme.palette.background.paper,
-            borderColor: theme.palette.divider,
-            color: theme.palette.text.primary,
-          }}
-        />
-        <Line
-          dataKey="latencyMs"
-          name={bucketed ? 'Median' : 'Latency'}
-          stroke={theme.palette.primary.main}
-          dot={false}
-          isAnimationActive={false}
-        />
-        <Legend wrapperStyle={{ color: theme.palette.text.primary }} />
-        {bucketed && (
-          <Line
-            dataKey="maxLatencyMs"
-            name="Slowest"
-            stroke={theme.palette.text.secondary}
-            strokeDasharray="4 3"
-            dot={false}
-            isAnimationActive={false}
-          />
-        )}
-      </LineChart>
-    </ChartFigure>
+      points={props.points}
+      lines={lines}
+    />
   );
 }
 
@@ -292,47 +372,25 @@ export function HourStatusTimeline(
   props: ChartRange & { points: HourStatusPoint[] },
 ) {
   const theme = useTheme();
-  const { from, to, points } = props;
   return (
-    <ChartFigure
+    <StatusTimelineChart
+      from={props.from}
+      to={props.to}
       title="Status timeline (hourly)"
-      testId="status-timeline"
       height={96}
       legend={
         <StatusLegend
           items={HOUR_SERIES.map(s => ({ status: s.status, label: s.label }))}
         />
       }
-    >
-      <AreaChart
-        data={points}
-        margin={{ top: 4, right: 16, bottom: 0, left: 16 }}
-      >
-        <XAxis
-          dataKey="time"
-          type="number"
-          scale="time"
-          domain={[from, to]}
-          tickFormatter={tickFormatter(to - from)}
-          {...axisProps(theme)}
-        />
-        <YAxis hide domain={[0, 1]} />
-        <Tooltip content={<HourStatusTooltip />} />
-        {HOUR_SERIES.map(series => (
-          <Area
-            key={series.key}
-            dataKey={series.key}
-            name={series.label}
-            stackId="status"
-            type="stepAfter"
-            stroke="none"
-            fill={statusColor(theme, series.status)}
-            fillOpacity={1}
-            isAnimationActive={false}
-          />
-        ))}
-      </AreaChart>
-    </ChartFigure>
+      points={props.points}
+      bands={HOUR_SERIES.map(series => ({
+        dataKey: series.key,
+        name: series.label,
+        color: statusColor(theme, series.status),
+      }))}
+      tooltip={<HourStatusTooltip />}
+    />
   );
 }
 
@@ -341,58 +399,22 @@ export function HourLatencyChart(
   props: ChartRange & { points: HourLatencyPoint[] },
 ) {
   const theme = useTheme();
-  const { from, to, points } = props;
-  const lines = [
-    { key: 'p50', name: 'p50', color: theme.palette.primary.main },
-    { key: 'p95', name: 'p95', color: theme.palette.secondary.main },
-    { key: 'p99', name: 'p99', color: theme.palette.text.secondary },
-  ];
   return (
-    <ChartFigure
+    <LatencyChart
+      from={props.from}
+      to={props.to}
       title="Latency (hourly percentiles)"
-      testId="latency-chart"
-      height={180}
-    >
-      <LineChart
-        data={points}
-        margin={{ top: 8, right: 16, bottom: 0, left: 16 }}
-      >
-        <CartesianGrid stroke={theme.palette.divider} strokeDasharray="3 3" />
-        <XAxis
-          dataKey="time"
-          type="number"
-          scale="time"
-          domain={[from, to]}
-          tickFormatter={tickFormatter(to - from)}
-          {...axisProps(theme)}
-        />
-        <YAxis
-          tickFormatter={(value: number) => formatDuration(value)}
-          width={64}
-          {...axisProps(theme)}
-        />
-        <Tooltip
-          labelFormatter={(value: any) => formatTimestamp(Number(value))}
-          formatter={(value: any) => formatDuration(Number(value))}
-          contentStyle={{
-            background: theme.palette.background.paper,
-            borderColor: theme.palette.divider,
-            color: theme.palette.text.primary,
-          }}
-        />
-        <Legend wrapperStyle={{ color: theme.palette.text.primary }} />
-        {lines.map(line => (
-          <Line
-            key={line.key}
-            dataKey={line.key}
-            name={line.name}
-            stroke={line.color}
-            strokeDasharray={line.key === 'p99' ? '4 3' : undefined}
-            dot={false}
-            isAnimationActive={false}
-          />
-        ))}
-      </LineChart>
-    </ChartFigure>
+      points={props.points}
+      lines={[
+        { dataKey: 'p50', name: 'p50', color: theme.palette.primary.main },
+        { dataKey: 'p95', name: 'p95', color: theme.palette.secondary.main },
+        {
+          dataKey: 'p99',
+          name: 'p99',
+          color: theme.palette.text.secondary,
+          dashed: true,
+        },
+      ]}
+    />
   );
 }
