@@ -91,11 +91,19 @@ export interface Config {
        */
       productionEnvironments?: string[];
       /**
-       * Send nothing when a system the environment depends on is already
-       * unhealthy (the notification would otherwise say "upstream").
-       * Default false.
+       * Send nothing when an unhealthy upstream system explains the outage
+       * (see upstreamAttribution; the notification would otherwise say
+       * "upstream"). Default false.
        */
       suppressUpstream?: boolean;
+      /**
+       * When an unhealthy upstream system (one the system depends on)
+       * explains an environment's outage: 'targets', only when one of the
+       * environment's failing checks targets a component of that system
+       * (the check's spec.components; the component's spec.system); 'any',
+       * whenever one is unhealthy. Default 'targets'.
+       */
+      upstreamAttribution?: 'targets' | 'any';
     };
 
     /** Status badges under /api/healthcheck/v1/badges. */

@@ -44,6 +44,7 @@ export interface HealthCheckEntityV1alpha1 extends Entity {
     interval?: string;
     timeout?: string;
     systems: string[];
+    components?: string[];
     environments?: string[];
     paused?: boolean;
     owner?: string;

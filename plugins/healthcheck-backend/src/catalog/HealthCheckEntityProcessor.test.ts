@@ -147,7 +147,7 @@ describe('HealthCheckEntityProcessor', () => {
 
     it('an unknown field, listing the fields', async () => {
       expect(await rejection({ ...validSpec, intervall: '10s' })).toBe(
-        `Invalid HealthCheck 'payments-api': spec.intervall: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, environments, paused, owner`,
+        `Invalid HealthCheck 'payments-api': spec.intervall: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, components, environments, paused, owner`,
       );
     });
 
@@ -236,6 +236,30 @@ describe('HealthCheckEntityProcessor', () => {
       );
     });
 
+    it('a component ref that does not parse, or is not a component', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          components: [
+            'payments-service',
+            'component:default/',
+            'resource:default/payments-db',
+            '',
+          ],
+        }),
+      ).toBe(
+        [
+          `Invalid HealthCheck 'payments-api', 3 problems:`,
+          `- spec.components[3]: must not be empty`,
+          `- spec.components[1]: Entity reference "component:default/" was not on the form [<kind>:][<namespace>/]<name>`,
+          `- spec.components[2]: "resource:default/payments-db" refers to a resource; a check targets components`,
+        ].join('\n'),
+      );
+      expect(await rejection({ ...validSpec, components: 'payments' })).toBe(
+        `Invalid HealthCheck 'payments-api': spec.components: must be a list, not string "payments"`,
+      );
+    });
+
     it('a wrong type, saying what was found', async () => {
       expect(await rejection({ ...validSpec, paused: 'yes' })).toBe(
         `Invalid HealthCheck 'payments-api': spec.paused: must be true or false, not string "yes"`,
@@ -303,7 +327,7 @@ describe('HealthCheckEntityProcessor', () => {
     expect(message?.split('\n')).toEqual([
       `Invalid HealthCheck 'payments-api', 6 problems:`,
       `- spec.target: is required: what to probe, such as https://{{ system.name }}.example.com/health`,
-      `- spec.colour: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, environments, paused, owner`,
+      `- spec.colour: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, components, environments, paused, owner`,
       `- spec.timeout: "soon" is not a duration: expected a number at position 0, found "s" (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)`,
       `- spec.type: unknown probe type "ftp"; the known types are dns, http, tcp, tls`,
       `- spec.interval: 1s is below the minimum interval of 5s`,
@@ -327,6 +351,41 @@ describe('HealthCheckEntityProcessor', () => {
     types.push('grpc');
     expect(
       await rejection({ ...validSpec, type: 'grpc' }, late),
+    ).toBeUndefined();
+  });
+
+  it('relates the check to every component it targets: it dependsOn them, they are a dependencyOf it', async () => {
+    const emitted: CatalogProcessorResult[] = [];
+    await processor.postProcessEntity(
+      healthCheck({
+        ...validSpec,
+        components: ['payments-service', 'component:shop/Checkout-Service'],
+      }),
+      location,
+      result => emitted.push(result),
+    );
+    const relations = emitted.flatMap(r =>
+      r.type === 'relation' &&
+      ['dependsOn', 'dependencyOf'].includes(r.relation.type)
+        ? [
+            `${r.relation.source.kind}:${r.relation.source.namespace}/${r.relation.source.name} ${r.relation.type} ${r.relation.target.kind}:${r.relation.target.namespace}/${r.relation.target.name}`,
+          ]
+        : [],
+    );
+    expect(relations).toEqual([
+      'HealthCheck:default/payments-api dependsOn Component:default/payments-service',
+      'Component:default/payments-service dependencyOf HealthCheck:default/payments-api',
+      'HealthCheck:default/payments-api dependsOn component:shop/Checkout-Service',
+      'component:shop/Checkout-Service dependencyOf HealthCheck:default/payments-api',
+    ]);
+  });
+
+  it('accepts components as short names or full refs', async () => {
+    expect(
+      await rejection({
+        ...validSpec,
+        components: ['payments-service', 'component:shop/checkout-service'],
+      }),
     ).toBeUndefined();
   });
 

@@ -2,6 +2,8 @@ import {
   Entity,
   getCompoundEntityRef,
   parseEntityRef,
+  RELATION_DEPENDENCY_OF,
+  RELATION_DEPENDS_ON,
   RELATION_OWNED_BY,
   RELATION_OWNER_OF,
 } from '@backstage/catalog-model';
@@ -38,7 +40,7 @@ export type HealthCheckEntityProcessorOptions = Pick<
 
 /**
  * Accepts `HealthCheck` entities into the catalog and relates each to its
- * owner and to the systems it monitors. A malformed check fails here, as a
+ * owner, to the systems it monitors and to the components it targets. A malformed check fails here, as a
  * processing error on that entity alone that lists every problem with its
  * field path (see `validateHealthCheckSpec`).
  * @internal
@@ -117,6 +119,19 @@ export class HealthCheckEntityProcessor implements CatalogProcessor {
         ...namespace,
       });
       relate(target, RELATION_MONITORS, RELATION_MONITORED_BY);
+    }
+    // The check's verdict depends on the components it probes. The catalog
+    // graph knows dependsOn/dependencyOf out of the box and draws the pair
+    // as one edge, where a relation of our own would need configuring. It
+    // misleads nothing: a system's upstream is read from the dependsOn of
+    // the system and its members (a HealthCheck is neither), and the
+    // dependency cards of a Component page list Components only.
+    for (const component of entity.spec.components ?? []) {
+      const target = parseEntityRef(component, {
+        defaultKind: 'Component',
+        ...namespace,
+      });
+      relate(target, RELATION_DEPENDS_ON, RELATION_DEPENDENCY_OF);
     }
     return entity;
   }

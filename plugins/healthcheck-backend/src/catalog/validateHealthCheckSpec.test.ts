@@ -39,6 +39,25 @@ describe('validateHealthCheckSpec', () => {
     ]);
   });
 
+  it('checks the component refs a check targets, in the namespace it is given', () => {
+    expect(
+      validateHealthCheckSpec(
+        { ...spec, components: ['web', 'system:shop', 'component:'] },
+        { rootPath: '', defaultNamespace: 'team-a' },
+      ),
+    ).toEqual([
+      {
+        path: 'components[1]',
+        reason: '"system:shop" refers to a system; a check targets components',
+      },
+      {
+        path: 'components[2]',
+        reason:
+          'Entity reference "component:" was not on the form [<kind>:][<namespace>/]<name>',
+      },
+    ]);
+  });
+
   it('checks the placeholders of override targets too', () => {
     expect(
       validateHealthCheckSpec({

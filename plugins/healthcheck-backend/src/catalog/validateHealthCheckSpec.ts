@@ -42,6 +42,15 @@ export interface HealthCheckSpecProblem {
   reason: string;
 }
 
+/**
+ * The lists of entity refs in a spec: the field, the kind a ref must have
+ * (and has when it names none), and what the list means, for the reason.
+ */
+const REF_LISTS = [
+  ['systems', 'system', 'a check is assigned to systems'],
+  ['components', 'component', 'a check targets components'],
+] as const;
+
 const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
 ajv.addFormat('duration', {
   type: 'string',
@@ -61,8 +70,9 @@ const validateSchema = ajv.compile(healthCheckSpecSchema);
  * what the JSON schema from `healthcheck-common` finds (unknown and missing
  * fields, wrong types, bad durations), then what a schema cannot say (an
  * unknown probe type, an interval below the minimum, unknown target
- * placeholders, refs that are not systems, conditions that do not parse).
- * Empty when the spec is fine. For the catalog processor and the API alike.
+ * placeholders, refs that are not systems or components, conditions that
+ * do not parse). Empty when the spec is fine. For the catalog processor and
+ * the API alike.
  *
  * @internal
  */
@@ -127,16 +137,23 @@ export function validateHealthCheckSpec(
     }
   }
 
-  if (Array.isArray(spec.systems)) {
-    const namespace = options.defaultNamespace ?? 'default';
-    spec.systems.forEach((ref, index) => {
-      const path = `${join(root, 'systems')}[${index}]`;
-      if (typeof ref !== 'string' || ref === '' || !fine(`systems[${index}]`)) {
+  const namespace = options.defaultNamespace ?? 'default';
+  for (const [field, kind, role] of REF_LISTS) {
+    const refs = spec[field];
+    if (!Array.isArray(refs)) {
+      continue;
+    }
+    refs.forEach((ref, index) => {
+      if (
+        typeof ref !== 'string' ||
+        ref === '' ||
+        !fine(`${field}[${index}]`)
+      ) {
         return;
       }
-      const reason = refProblem(ref, 'system', namespace);
+      const reason = refProblem(ref, kind, namespace, role);
       if (reason) {
-        report(path, reason);
+        report(`${join(root, field)}[${index}]`, reason);
       }
     });
   }
@@ -235,13 +252,12 @@ function refProblem(
   ref: string,
   kind: string,
   defaultNamespace: string,
+  role: string,
 ): string | undefined {
   try {
     const parsed = parseEntityRef(ref, { defaultKind: kind, defaultNamespace });
     if (parsed.kind.toLowerCase() !== kind) {
-      return `${JSON.stringify(ref)} refers to a ${
-        parsed.kind
-      }; a check is assigned to systems`;
+      return `${JSON.stringify(ref)} refers to a ${parsed.kind}; ${role}`;
     }
     return undefined;
   } catch (error) {

@@ -36,6 +36,7 @@ type SliceRow = {
   timeout_ms: number;
   config_hash: string;
   definition: string | null;
+  components: string | null;
   revision: number | string;
 };
 
@@ -80,6 +81,7 @@ export class DatabaseSliceStore implements SliceStore {
       'interval_ms',
       'timeout_ms',
       'config_hash',
+      'components',
     ];
     const rows: SliceRow[] = [];
     if (options.systemRefs) {
@@ -105,6 +107,7 @@ export class DatabaseSliceStore implements SliceStore {
       intervalMs: Number(row.interval_ms),
       timeoutMs: Number(row.timeout_ms),
       configHash: row.config_hash,
+      ...componentsOfRow(row.components),
     }));
   }
 
@@ -262,7 +265,7 @@ export class DatabaseSliceStore implements SliceStore {
              id text, check_id text, system_ref text, environment text,
              paused boolean, removed boolean, interval_ms integer,
              timeout_ms integer, config_hash text, definition text,
-             revision bigint, updated_at bigint)`
+             components text, revision bigint, updated_at bigint)`
         : `(SELECT ${columns
             .map(c => `value ->> '$.${c}' AS ${c}`)
             .join(', ')} FROM json_each(?)) AS s`;
@@ -299,9 +302,26 @@ export function toSliceRow(write: SliceWrite, revision: number, now: number) {
     timeout_ms: write.paused ? 0 : write.slice.timeoutMs,
     config_hash: write.paused ? PAUSED_HASH : write.slice.configHash,
     definition: write.paused ? null : JSON.stringify(write.slice),
+    components: slice.components?.length
+      ? JSON.stringify(slice.components)
+      : null,
     revision,
     updated_at: now,
   };
+}
+
+/**
+ * The `components` of a slice from its column: absent when null or empty.
+ * @internal
+ */
+export function componentsOfRow(column: string | null | undefined): {
+  components?: string[];
+} {
+  if (!column) {
+    return {};
+  }
+  const components = JSON.parse(column) as string[];
+  return components.length > 0 ? { components } : {};
 }
 
 /**
@@ -312,6 +332,7 @@ export function toSliceRow(write: SliceWrite, revision: number, now: number) {
 export function pausedHeader(slice: {
   id: string;
   systemRef: string;
+  components?: string[];
 }): StoredSliceHeader {
   return {
     id: slice.id,
@@ -319,6 +340,7 @@ export function pausedHeader(slice: {
     intervalMs: 0,
     timeoutMs: 0,
     configHash: PAUSED_HASH,
+    ...(slice.components?.length ? { components: slice.components } : {}),
   };
 }
 

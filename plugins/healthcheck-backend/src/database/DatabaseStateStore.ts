@@ -7,6 +7,7 @@ import type {
 import { Knex } from 'knex';
 import type { SliceStatusState } from '../judge';
 import { coalescedReads } from './coalescedReads';
+import { componentsOfRow } from './DatabaseSliceStore';
 import { Engine, engineOf, rowsOf } from './engine';
 
 /** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
@@ -43,6 +44,8 @@ export interface EnvironmentSlice {
   environment: string;
   paused: boolean;
   state?: StoredSliceState;
+  /** Canonical refs of the Components the check targets; absent when none. */
+  components?: string[];
 }
 
 /**
@@ -169,6 +172,7 @@ export class DatabaseStateStore {
           's.system_ref as slice_system_ref',
           's.environment as slice_environment',
           's.paused as paused',
+          's.components as slice_components',
           'st.*',
         );
       for (const row of rows) {
@@ -183,6 +187,7 @@ export class DatabaseStateStore {
           environment: row.slice_environment,
           paused: Boolean(row.paused),
           state: row.slice_id ? toSliceState(row) : undefined,
+          ...componentsOfRow(row.slice_components),
         });
       }
     }

@@ -1,8 +1,8 @@
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 
 /**
- * What the planner needs of a stored slice: its timing and config hash, not
- * its definition.
+ * What the planner needs of a stored slice: its timing, config hash and
+ * targeted components, not its definition.
  * @internal
  */
 export interface StoredSliceHeader {
@@ -11,6 +11,8 @@ export interface StoredSliceHeader {
   intervalMs: number;
   timeoutMs: number;
   configHash: string;
+  /** Canonical component refs, sorted; absent when the check names none. */
+  components?: string[];
 }
 
 /**
@@ -21,7 +23,10 @@ export type SliceWrite =
   | { paused: false; slice: DesiredSlice }
   | {
       paused: true;
-      slice: Pick<DesiredSlice, 'id' | 'checkId' | 'systemRef' | 'environment'>;
+      slice: Pick<
+        DesiredSlice,
+        'id' | 'checkId' | 'systemRef' | 'environment' | 'components'
+      >;
     };
 
 /**

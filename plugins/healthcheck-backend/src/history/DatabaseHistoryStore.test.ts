@@ -468,6 +468,222 @@ describe('DatabaseHistoryStore', () => {
     );
   });
 
+  describe('up-time per slice', () => {
+    /**
+     * One slice per environment of payments, so each slice's up-time must
+     * equal its environment's: production goes down, is not run for 70
+     * minutes, comes back, is paused and resumes (as in the first test);
+     * staging turns unhealthy after the last aggregated hour; qa was
+     * removed at 11:00; dev never ran. Billing is another system.
+     */
+    async function seedSlices(databaseId: TestDatabaseId) {
+      const setup = await setUp(databaseId);
+      const { knex, store } = setup;
+      await addSlices(knex, [
+        { id: 'api|payments|production' },
+        { id: 'api|payments|staging', environment: 'staging' },
+        { id: 'api|payments|qa', environment: 'qa', removedAt: t(11) },
+        { id: 'api|payments|dev', environment: 'dev' },
+        { id: 'api|billing|production', systemRef: 'system:default/billing' },
+      ]);
+      const production = 'api|payments|production';
+      await addRuns(knex, [
+        { sliceId: production, at: t(10, 0), status: 'healthy' },
+        { sliceId: production, at: t(10, 10), status: 'healthy' },
+        { sliceId: production, at: t(10, 20), status: 'unhealthy' },
+        { sliceId: production, at: t(11, 30), status: 'healthy' },
+        { sliceId: 'api|payments|staging', at: t(9), status: 'healthy' },
+        { sliceId: 'api|payments|staging', at: t(14, 5), status: 'unhealthy' },
+        { sliceId: 'api|payments|qa', at: t(10), status: 'healthy' },
+        { sliceId: 'api|billing|production', at: t(10), status: 'healthy' },
+      ]);
+      await store.recordPauses([{ sliceId: production, at: t(11, 45) }]);
+      await addRuns(knex, [
+        { sliceId: production, at: t(13, 15), status: 'healthy' },
+      ]);
+      return setup;
+    }
+
+    /** Ending now (14:20): from 10:30 (half an hour prorated), 10:00, 00:00. */
+    const ranges = [
+      { from: t(10, 30), to: t(14, 20) },
+      { from: t(10), to: t(14, 20) },
+      { from: t(0), to: t(14, 20) },
+    ];
+
+    it.each(databases.eachSupportedId())(
+      'gives each slice its up-time over each range, from hour aggregates and the raw runs after them, on %p',
+      async databaseId => {
+        const { store, clock } = await seedSlices(databaseId);
+        clock.now = t(14, 20);
+        await store.aggregateHours(t(14));
+
+        const uptimes = await store.sliceUptimes({
+          systemRef: 'System:default/Payments',
+          ranges,
+        });
+
+        expect([...uptimes.keys()].sort()).toEqual([
+          'api|payments|dev',
+          'api|payments|production',
+          'api|payments|qa',
+          'api|payments|staging',
+        ]);
+        // From 10:30: hour 10 prorated by half (up 10, down 20 of its 20
+        // and 40 minutes), hour 11 up 15, down 30, paused 15; hour 12
+        // paused; hour 13 up 45, paused 15; 14:00-14:20 up from raw runs.
+        // The paused 90 minutes count neither way.
+        expect(uptimes.get('api|payments|production')).toEqual([
+          {
+            uptime: 90 / 140,
+            upSeconds: 90 * 60,
+            downSeconds: 50 * 60,
+            unknownSeconds: 0,
+            pausedSeconds: 90 * 60,
+          },
+          {
+            uptime: 100 / 170,
+            upSeconds: 100 * 60,
+            downSeconds: 70 * 60,
+            unknownSeconds: 0,
+            pausedSeconds: 90 * 60,
+          },
+          expect.objectContaining({ uptime: 100 / 170 }),
+        ]);
+        // Up until 14:05, down after: raw runs after the aggregated hours.
+        expect(
+          uptimes.get('api|payments|staging')!.map(u => u.downSeconds),
+        ).toEqual([15 * 60, 15 * 60, 15 * 60]);
+        // Removed at 11:00: half an hour, an hour, an hour (from 10:00).
+        expect(uptimes.get('api|payments|qa')!.map(u => u.upSeconds)).toEqual([
+          30 * 60,
+          60 * 60,
+          60 * 60,
+        ]);
+        // Never ran: its time since the last aggregated hour is unknown.
+        expect(uptimes.get('api|payments|dev')).toEqual(
+          ranges.map(() => ({
+            uptime: undefined,
+            upSeconds: 0,
+            downSeconds: 0,
+            unknownSeconds: 20 * 60,
+            pausedSeconds: 0,
+          })),
+        );
+
+        // The same semantics as the system's up-time: with one slice per
+        // environment, each slice's figures are its environment's.
+        for (const [sliceId, summaries] of uptimes) {
+          const environment = sliceId.split('|')[2];
+          for (const [index, range] of ranges.entries()) {
+            expect(summaries[index]).toEqual(
+              await store.uptime({
+                systemRef: PAYMENTS,
+                environment,
+                ...range,
+              }),
+            );
+          }
+        }
+      },
+    );
+
+    it.each(databases.eachSupportedId())(
+      'reads raw runs alone before any aggregation, and runs as many queries for many slices as for few, on %p',
+      async databaseId => {
+        const { knex, store, clock } = await seedSlices(databaseId);
+        clock.now = t(14, 20);
+
+        const raw = await store.sliceUptimes({ systemRef: PAYMENTS, ranges });
+        // Not prorated: 10:30 to 11:30 down, 11:30 to 11:45 and 13:15 to
+        // 14:20 up, paused in between.
+        expect(raw.get('api|payments|production')![0]).toEqual({
+          uptime: 80 / 140,
+          upSeconds: 80 * 60,
+          downSeconds: 60 * 60,
+          unknownSeconds: 0,
+          pausedSeconds: 90 * 60,
+        });
+        // Before its first run, production's time is unknown.
+        expect(raw.get('api|payments|production')![2]).toMatchObject({
+          uptime: 100 / 170,
+          unknownSeconds: 10 * 3600,
+        });
+
+        const countQueries = async () => {
+          let count = 0;
+          const onQuery = () => count++;
+          knex.on('query', onQuery);
+          try {
+            const uptimes = await store.sliceUptimes({
+              systemRef: PAYMENTS,
+              ranges,
+            });
+            return { uptimes, count };
+          } finally {
+            knex.off('query', onQuery);
+          }
+        };
+        await store.aggregateHours(t(14));
+        const few = await countQueries();
+        expect(few.uptimes.size).toBe(4);
+
+        await addSlices(
+          knex,
+          Array.from({ length: 40 }, (_, i) => ({
+            id: `c${i}|payments|production`,
+          })),
+        );
+        await addRuns(
+          knex,
+          Array.from({ length: 40 }, (_, i) => ({
+            sliceId: `c${i}|payments|production`,
+            at: t(12),
+            status: 'healthy',
+          })),
+        );
+        await store.aggregateHours(t(14), { from: t(9) });
+        const many = await countQueries();
+        expect(many.uptimes.size).toBe(44);
+        expect(many.uptimes.get('c7|payments|production')![1]).toMatchObject({
+          uptime: 1,
+          upSeconds: (2 * 60 + 20) * 60,
+        });
+        // The progress mark, a query of whole hours per range, one of the
+        // partial hours of all ranges, and the raw runs after the
+        // aggregated hours (shared by the ranges, which end together).
+        expect(many.count).toBe(few.count);
+        expect(many.count).toBeLessThanOrEqual(10);
+      },
+    );
+
+    it.each(databases.eachSupportedId())(
+      'gives nothing for a system without slices or for empty ranges, on %p',
+      async databaseId => {
+        const { store, clock } = await seedSlices(databaseId);
+        clock.now = t(14, 20);
+        expect(
+          await store.sliceUptimes({
+            systemRef: 'system:default/nothing',
+            ranges,
+          }),
+        ).toEqual(new Map());
+        expect(
+          await store.sliceUptimes({
+            systemRef: PAYMENTS,
+            ranges: [{ from: t(15), to: t(16) }],
+          }),
+        ).toEqual(new Map());
+        await expect(
+          store.sliceUptimes({
+            systemRef: PAYMENTS,
+            ranges: [{ from: Number.NaN, to: t(1) }],
+          }),
+        ).rejects.toMatchObject({ name: 'InputError' });
+      },
+    );
+  });
+
   describe('reads', () => {
     async function seedSystem(databaseId: TestDatabaseId) {
       const setup = await setUp(databaseId);

@@ -21,6 +21,7 @@ import type {
   PauseMarker,
   ResponseTimeSummary,
   RunPage,
+  SliceUptimeQuery,
   StoredRun,
   SystemHistoryQuery,
   UptimeSummary,
@@ -125,6 +126,33 @@ interface Totals {
   p50: number;
   p95: number;
   p99: number;
+}
+
+/** The slices of a system, or of one of its environments, a read covers. */
+interface SystemScope {
+  /** Lower-case. */
+  systemRef: string;
+  environment?: string;
+}
+
+/** Epoch ms, `from` inclusive, `to` exclusive. */
+interface TimeRange {
+  from: number;
+  to: number;
+}
+
+/** Whether a read adds up all of a system's slices or each slice apart. */
+type Grouping = 'system' | 'slice';
+
+/** The key of the totals of a read grouped by {@link Grouping} `system`. */
+const WHOLE_SYSTEM = '';
+
+/** Totals by slice id, or one under {@link WHOLE_SYSTEM}. */
+type GroupedTotals = Map<string, Totals>;
+
+/** The aggregated part of a range, and the totals it adds to. */
+interface HourPart extends TimeRange {
+  into: GroupedTotals;
 }
 
 const RUN_COLUMNS = [
@@ -484,14 +512,27 @@ export class DatabaseHistoryStore implements HistoryStore {
   // --- Reads -------------------------------------------------------------
 
   async uptime(query: SystemHistoryQuery): Promise<UptimeSummary> {
-    const totals = await this.#totals(query);
-    return {
-      uptime: uptimeRatio(totals.up, totals.down),
-      upSeconds: totals.up,
-      downSeconds: totals.down,
-      unknownSeconds: totals.unknown,
-      pausedSeconds: totals.paused,
-    };
+    return uptimeSummaryOf(await this.#totals(query));
+  }
+
+  async sliceUptimes(
+    query: SliceUptimeQuery,
+  ): Promise<Map<string, UptimeSummary[]>> {
+    const scope = this.#scopeOf(query);
+    const ranges = query.ranges.map(range => this.#rangeOf(range));
+    const byRange = await this.#groupedTotals(scope, ranges, 'slice');
+    const bySlice = new Map<string, UptimeSummary[]>();
+    byRange.forEach((totals, index) => {
+      for (const [sliceId, sliceTotals] of totals) {
+        let summaries = bySlice.get(sliceId);
+        if (!summaries) {
+          summaries = ranges.map(() => uptimeSummaryOf(emptyTotals()));
+          bySlice.set(sliceId, summaries);
+        }
+        summaries[index] = uptimeSummaryOf(sliceTotals);
+      }
+    });
+    return bySlice;
   }
 
   /**
@@ -514,50 +555,85 @@ export class DatabaseHistoryStore implements HistoryStore {
     };
   }
 
-  /**
-   * A system's totals over a range: hour aggregates for the hours
-   * aggregated so far (a partial hour at either end prorated by the part of
-   * it inside the range), raw runs for the rest.
-   */
+  /** A system's totals over a range, all its slices added up. */
   async #totals(query: SystemHistoryQuery): Promise<Totals> {
-    const { systemRef, environment, from, to } = this.#systemWindow(query);
-    const totals = emptyTotals();
-    if (!(to > from)) {
-      return totals;
-    }
-    const aggregatedUntil = await this.#aggregatedUntil();
-    const aggregatedEnd =
-      aggregatedUntil === undefined ? from : Math.min(to, aggregatedUntil);
-    if (aggregatedEnd > from) {
-      await this.#addHourTotals(
-        totals,
-        systemRef,
-        environment,
-        from,
-        aggregatedEnd,
-      );
-    }
-    const rawFrom = Math.max(from, aggregatedEnd);
-    if (rawFrom < to) {
-      await this.#addRawTotals(totals, systemRef, environment, rawFrom, to);
-    }
-    return totals;
+    const [totals] = await this.#groupedTotals(
+      this.#scopeOf(query),
+      [this.#rangeOf(query)],
+      'system',
+    );
+    return totals.get(WHOLE_SYSTEM) ?? emptyTotals();
   }
 
+  /**
+   * Totals of a system's slices over each of some ranges, for the whole
+   * system or per slice: hour aggregates for the hours aggregated so far (a
+   * partial hour at either end prorated by the part of it inside the
+   * range), raw runs for the rest. Ranges that end together read their raw
+   * runs once, as their raw parts are the same whenever aggregation has
+   * got past their starts.
+   */
+  async #groupedTotals(
+    scope: SystemScope,
+    ranges: readonly TimeRange[],
+    grouping: Grouping,
+  ): Promise<GroupedTotals[]> {
+    const results = ranges.map((): GroupedTotals => new Map());
+    if (!ranges.some(range => range.to > range.from)) {
+      return results;
+    }
+    const aggregatedUntil = await this.#aggregatedUntil();
+    const hourParts: HourPart[] = [];
+    const rawParts = new Map<string, TimeRange & { into: GroupedTotals[] }>();
+    ranges.forEach(({ from, to }, index) => {
+      if (!(to > from)) {
+        return;
+      }
+      const aggregatedEnd =
+        aggregatedUntil === undefined ? from : Math.min(to, aggregatedUntil);
+      if (aggregatedEnd > from) {
+        hourParts.push({ from, to: aggregatedEnd, into: results[index] });
+      }
+      const rawFrom = Math.max(from, aggregatedEnd);
+      if (rawFrom < to) {
+        const key = `${rawFrom}:${to}`;
+        const part = rawParts.get(key) ?? { from: rawFrom, to, into: [] };
+        part.into.push(results[index]);
+        rawParts.set(key, part);
+      }
+    });
+    if (hourParts.length > 0) {
+      await this.#addHourTotals(scope, grouping, hourParts);
+    }
+    for (const part of rawParts.values()) {
+      const raw = await this.#rawTotals(scope, grouping, part.from, part.to);
+      for (const into of part.into) {
+        addGroupedTotals(into, raw);
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Adds the hour aggregates of each part: one query per part for its whole
+   * hours, one for the partial hours of all parts.
+   */
   async #addHourTotals(
-    totals: Totals,
-    systemRef: string,
-    environment: string | undefined,
-    from: number,
-    to: number,
+    scope: SystemScope,
+    grouping: Grouping,
+    parts: readonly HourPart[],
   ): Promise<void> {
-    const ofSystem = (query: Knex.QueryBuilder) => {
-      query.where('system_ref', systemRef);
-      if (environment !== undefined) {
-        query.andWhere('environment', environment);
+    const ofScope = (query: Knex.QueryBuilder) => {
+      query.where('system_ref', scope.systemRef);
+      if (scope.environment !== undefined) {
+        query.andWhere('environment', scope.environment);
       }
     };
+    const bySlice = grouping === 'slice';
+    const groupOf = (row: Record<string, unknown>) =>
+      bySlice ? String(row.slice_id) : WHOLE_SYSTEM;
     const sums = [
+      ...(bySlice ? ['slice_id'] : []),
       'SUM(up_seconds) AS up',
       'SUM(down_seconds) AS down',
       'SUM(unknown_seconds) AS unknown',
@@ -570,50 +646,74 @@ export class DatabaseHistoryStore implements HistoryStore {
     ].map(sql => this.#db.raw(sql));
 
     // Whole hours, summed by the database.
-    const firstWhole = Math.ceil(from / HOUR_MS) * HOUR_MS;
-    const wholeEnd = hourStartOf(to);
-    if (firstWhole < wholeEnd) {
-      const row = await this.#db(HOURS_TABLE)
-        .modify(ofSystem)
-        .andWhere('hour_start', '>=', firstWhole)
-        .andWhere('hour_start', '<', wholeEnd)
-        .first(sums);
-      addTotals(totals, row, 1);
+    for (const part of parts) {
+      const firstWhole = Math.ceil(part.from / HOUR_MS) * HOUR_MS;
+      const wholeEnd = hourStartOf(part.to);
+      if (firstWhole < wholeEnd) {
+        const rows: Record<string, unknown>[] = await this.#db(HOURS_TABLE)
+          .modify(ofScope)
+          .andWhere('hour_start', '>=', firstWhole)
+          .andWhere('hour_start', '<', wholeEnd)
+          .modify(query => {
+            if (bySlice) {
+              query.groupBy('slice_id');
+            }
+          })
+          .select(sums);
+        for (const row of rows) {
+          addTotals(totalsOf(part.into, groupOf(row)), row, 1);
+        }
+      }
     }
 
-    // At most two partial hours, prorated.
-    const partial = new Map<number, number>();
-    for (const hourStart of new Set([hourStartOf(from), hourStartOf(to - 1)])) {
-      const inside =
-        Math.min(hourStart + HOUR_MS, to) - Math.max(hourStart, from);
-      if (inside > 0 && inside < HOUR_MS) {
-        partial.set(hourStart, inside / HOUR_MS);
+    // At most two partial hours per part, prorated.
+    const partial = new Map<
+      number,
+      Array<{ into: GroupedTotals; weight: number }>
+    >();
+    for (const part of parts) {
+      for (const hourStart of new Set([
+        hourStartOf(part.from),
+        hourStartOf(part.to - 1),
+      ])) {
+        const inside =
+          Math.min(hourStart + HOUR_MS, part.to) -
+          Math.max(hourStart, part.from);
+        if (inside > 0 && inside < HOUR_MS) {
+          const shares = partial.get(hourStart) ?? [];
+          shares.push({ into: part.into, weight: inside / HOUR_MS });
+          partial.set(hourStart, shares);
+        }
       }
     }
     if (partial.size > 0) {
       const rows = await this.#db(HOURS_TABLE)
-        .modify(ofSystem)
+        .modify(ofScope)
         .whereIn('hour_start', [...partial.keys()])
-        .groupBy('hour_start')
+        .groupBy(bySlice ? ['hour_start', 'slice_id'] : ['hour_start'])
         .select([this.#db.raw('hour_start'), ...sums]);
       for (const row of rows) {
-        addTotals(totals, row, partial.get(Number(row.hour_start)) ?? 0);
+        for (const { into, weight } of partial.get(Number(row.hour_start)) ??
+          []) {
+          addTotals(totalsOf(into, groupOf(row)), row, weight);
+        }
       }
     }
   }
 
-  async #addRawTotals(
-    totals: Totals,
-    systemRef: string,
-    environment: string | undefined,
+  /** Totals over `[from, to)` from raw runs, for the whole system or per slice. */
+  async #rawTotals(
+    scope: SystemScope,
+    grouping: Grouping,
     from: number,
     to: number,
-  ): Promise<void> {
+  ): Promise<GroupedTotals> {
+    const totals: GroupedTotals = new Map();
     const slices = await this.#db<SliceRow>(SLICES_TABLE)
-      .where('system_ref', systemRef)
+      .where('system_ref', scope.systemRef)
       .modify(query => {
-        if (environment !== undefined) {
-          query.andWhere('environment', environment);
+        if (scope.environment !== undefined) {
+          query.andWhere('environment', scope.environment);
         }
       })
       .andWhere(query =>
@@ -621,7 +721,7 @@ export class DatabaseHistoryStore implements HistoryStore {
       )
       .orderBy('id')
       .select<SliceRow[]>('id', 'removed', 'updated_at', 'interval_ms');
-    const durations: number[] = [];
+    const durations = new Map<string, number[]>();
     for (const batch of batchesByExpectedRuns(slices, to - from)) {
       const histories = await this.#histories(
         batch.map(slice => slice.id),
@@ -634,17 +734,21 @@ export class DatabaseHistoryStore implements HistoryStore {
         if (end <= from) {
           continue;
         }
+        const group = grouping === 'slice' ? slice.id : WHOLE_SYSTEM;
         const summary = summarizeWindow({
           from,
           to: end,
           statusAtStart: history.statusAtStart,
           runs: history.runs,
         });
-        totals.up += summary.upSeconds;
-        totals.down += summary.downSeconds;
-        totals.unknown += summary.unknownSeconds;
-        totals.paused += summary.pausedSeconds;
-        totals.runCount += summary.runCount;
+        const groupTotals = totalsOf(totals, group);
+        groupTotals.up += summary.upSeconds;
+        groupTotals.down += summary.downSeconds;
+        groupTotals.unknown += summary.unknownSeconds;
+        groupTotals.paused += summary.pausedSeconds;
+        groupTotals.runCount += summary.runCount;
+        const groupDurations = durations.get(group) ?? [];
+        durations.set(group, groupDurations);
         for (const run of history.runs) {
           if (
             run.startedAt >= from &&
@@ -652,19 +756,23 @@ export class DatabaseHistoryStore implements HistoryStore {
             isProbeRun(run) &&
             typeof run.durationMs === 'number'
           ) {
-            durations.push(run.durationMs);
+            groupDurations.push(run.durationMs);
           }
         }
       }
     }
-    if (durations.length > 0) {
-      durations.sort((a, b) => a - b);
-      const n = durations.length;
-      totals.latencyRuns += n;
-      totals.p50 += nearestRankPercentile(durations, 50)! * n;
-      totals.p95 += nearestRankPercentile(durations, 95)! * n;
-      totals.p99 += nearestRankPercentile(durations, 99)! * n;
+    for (const [group, values] of durations) {
+      if (values.length > 0) {
+        values.sort((a, b) => a - b);
+        const n = values.length;
+        const groupTotals = totalsOf(totals, group);
+        groupTotals.latencyRuns += n;
+        groupTotals.p50 += nearestRankPercentile(values, 50)! * n;
+        groupTotals.p95 += nearestRankPercentile(values, 95)! * n;
+        groupTotals.p99 += nearestRankPercentile(values, 99)! * n;
+      }
     }
+    return totals;
   }
 
   async listHours(query: SystemHistoryQuery): Promise<HistoryHour[]> {
@@ -815,17 +923,28 @@ export class DatabaseHistoryStore implements HistoryStore {
 
   /** The query's system and range, checked, with `to` no later than now. */
   #systemWindow(query: SystemHistoryQuery) {
+    return { ...this.#scopeOf(query), ...this.#rangeOf(query) };
+  }
+
+  /** The query's system (lower-case) and environment, checked. */
+  #scopeOf(query: {
+    readonly systemRef: string;
+    readonly environment?: string;
+  }): SystemScope {
     if (typeof query.systemRef !== 'string' || query.systemRef === '') {
       throw new InputError('A history query needs a systemRef');
     }
-    requireFinite('from', query.from);
-    requireFinite('to', query.to);
     return {
       systemRef: query.systemRef.toLowerCase(),
       environment: query.environment,
-      from: query.from,
-      to: Math.min(query.to, this.#now()),
     };
+  }
+
+  /** A range, checked, with `to` no later than now. */
+  #rangeOf(range: { readonly from: number; readonly to: number }): TimeRange {
+    requireFinite('from', range.from);
+    requireFinite('to', range.to);
+    return { from: range.from, to: Math.min(range.to, this.#now()) };
   }
 }
 
@@ -913,6 +1032,34 @@ function emptyTotals(): Totals {
     p50: 0,
     p95: 0,
     p99: 0,
+  };
+}
+
+function totalsOf(grouped: GroupedTotals, group: string): Totals {
+  let totals = grouped.get(group);
+  if (!totals) {
+    totals = emptyTotals();
+    grouped.set(group, totals);
+  }
+  return totals;
+}
+
+function addGroupedTotals(into: GroupedTotals, from: GroupedTotals): void {
+  for (const [group, totals] of from) {
+    const target = totalsOf(into, group);
+    for (const key of Object.keys(totals) as Array<keyof Totals>) {
+      target[key] += totals[key];
+    }
+  }
+}
+
+function uptimeSummaryOf(totals: Totals): UptimeSummary {
+  return {
+    uptime: uptimeRatio(totals.up, totals.down),
+    upSeconds: totals.up,
+    downSeconds: totals.down,
+    unknownSeconds: totals.unknown,
+    pausedSeconds: totals.paused,
   };
 }
 

@@ -39,6 +39,22 @@ export interface UptimeSummary {
 }
 
 /**
+ * Ranges of one system over which {@link HistoryStore.sliceUptimes} gives
+ * the up-time of each of its slices. Each range is `[from, to)` in epoch ms;
+ * a `to` in the future is read as now.
+ *
+ * @internal
+ */
+export interface SliceUptimeQuery {
+  /** The system entity ref (compared lower-case). */
+  readonly systemRef: string;
+  readonly ranges: ReadonlyArray<{
+    readonly from: number;
+    readonly to: number;
+  }>;
+}
+
+/**
  * Response time of a system's runs over a range, in whole milliseconds;
  * the percentiles are undefined without runs.
  *
@@ -197,6 +213,16 @@ export interface HistoryStore {
 
   /** Time-weighted up-time of a system over a range. */
   uptime(query: SystemHistoryQuery): Promise<UptimeSummary>;
+
+  /**
+   * Time-weighted up-time of each slice of a system over each of the
+   * ranges, by the rules of {@link HistoryStore.uptime}, in a number of
+   * queries that does not grow with the slices: per slice id, a summary per
+   * range, in the order of the ranges. A slice appears if the ranges cover
+   * any of its time (a removed slice until its removal); one with no known
+   * time in a range has an undefined up-time there.
+   */
+  sliceUptimes(query: SliceUptimeQuery): Promise<Map<string, UptimeSummary[]>>;
 
   /** Response time of a system's runs over a range. */
   responseTime(query: SystemHistoryQuery): Promise<ResponseTimeSummary>;

@@ -28,6 +28,7 @@ export type {
   PauseMarker,
   ResponseTimeSummary,
   RunPage,
+  SliceUptimeQuery,
   StoredRun,
   SystemHistoryQuery,
   UptimeSummary,

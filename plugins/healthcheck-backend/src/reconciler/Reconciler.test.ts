@@ -7,8 +7,10 @@ import { decodeSliceId, encodeSliceId } from '@vigil/plugin-healthcheck-common';
 import knexFactory, { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
+import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { FakeClock } from '../scheduler/__testUtils__/FakeClock';
 import { SliceScheduler } from '../scheduler';
+import { matrixOf } from '../service/healthRouter';
 import type { DueTick } from '../scheduler';
 import { CatalogChangePoller } from './CatalogChangePoller';
 import { createStoredSliceLoader } from './createStoredSliceLoader';
@@ -360,6 +362,74 @@ describe('Reconciler', () => {
       expect(remaining.filter(row => checkOf(row) === SSO_CHECK)).toHaveLength(
         1,
       );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'keeps the components each check targets on its slices, for the matrix, and rewrites only them when only they change, on %p',
+    async databaseId => {
+      const { knex, reconciler, slices, catalog } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      const states = new DatabaseStateStore(knex);
+      const rowsOf = async (system: string) =>
+        matrixOf(await states.readSystemSlices(`system:default/${system}`))
+          .checks;
+      const before = await slices.readRunning();
+
+      expect(
+        (await rowsOf('checkout')).map(row => [
+          row.checkId,
+          row.components,
+          Object.keys(row.cells).sort(),
+        ]),
+      ).toEqual([
+        [
+          CHECKOUT_CHECK,
+          [
+            'component:default/checkout-service',
+            'component:default/payments-service',
+          ],
+          ['canary', 'production', 'staging'],
+        ],
+      ]);
+
+      catalog.edit(CHECKOUT_CHECK, e => {
+        e.spec!.components = ['Checkout-Service'];
+      });
+      // A paused check's slices keep their components too.
+      catalog.edit(SSO_CHECK, e => {
+        e.spec!.components = ['auth-service'];
+      });
+      expect(
+        await reconciler.reconcileSystems([
+          'system:default/checkout',
+          'system:default/identity',
+        ]),
+      ).toMatchObject({ scheduled: 0, rescheduled: 4, cancelled: 0 });
+      expect((await rowsOf('checkout'))[0].components).toEqual([
+        'component:default/checkout-service',
+      ]);
+      expect(
+        (await rowsOf('identity')).find(row => row.checkId === SSO_CHECK),
+      ).toMatchObject({
+        components: ['component:default/auth-service'],
+        cells: { production: expect.objectContaining({ paused: true }) },
+      });
+      // The probes see the same run definitions, so nothing restarts.
+      const changed = await slices.readChangesSince(before.revision);
+      const definitions = (list: DesiredSlice[]) =>
+        list
+          .filter(slice => slice.checkId === CHECKOUT_CHECK)
+          .map(slice => `${slice.id} ${slice.configHash} ${slice.intervalMs}`)
+          .sort();
+      expect(definitions(changed.upserted)).toHaveLength(3);
+      expect(definitions(changed.upserted)).toEqual(definitions(before.slices));
+
+      catalog.edit(CHECKOUT_CHECK, e => {
+        delete e.spec!.components;
+      });
+      await reconciler.reconcileSystems(['system:default/checkout']);
+      expect((await rowsOf('checkout'))[0]).not.toHaveProperty('components');
     },
   );
 

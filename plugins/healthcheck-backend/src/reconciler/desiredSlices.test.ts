@@ -158,6 +158,45 @@ describe('desiredSlices', () => {
     ]);
   });
 
+  it('gives every slice, paused ones too, the components the check targets, canonical and each once', () => {
+    const { slices, paused } = desiredSlices({
+      checks: [
+        check(
+          'healthcheck:team-a/web',
+          {
+            systems: ['system:default/shop'],
+            components: ['Web', 'component:team-a/web', 'component:default/db'],
+          },
+          {
+            source: { kind: 'gitops', entityRef: 'healthcheck:team-a/web' },
+          },
+        ),
+        check('api', { paused: true, components: ['api'] }),
+        check('plain', {}),
+      ],
+      systems: [shop],
+    });
+    expect(slices.map(s => [s.checkId, s.environment, s.components])).toEqual([
+      [
+        'healthcheck:team-a/web',
+        'production',
+        ['component:default/db', 'component:team-a/web'],
+      ],
+      [
+        'healthcheck:team-a/web',
+        'staging',
+        ['component:default/db', 'component:team-a/web'],
+      ],
+      ['plain', 'production', undefined],
+      ['plain', 'staging', undefined],
+    ]);
+    expect(slices[2]).not.toHaveProperty('components');
+    expect(paused.map(s => s.components)).toEqual([
+      ['component:default/api'],
+      ['component:default/api'],
+    ]);
+  });
+
   it('reports a system ref that does not parse', () => {
     const { unresolvedSystems } = desiredSlices({
       checks: [check('web', { systems: ['system:'] })],
@@ -235,6 +274,10 @@ describe('desiredSlices', () => {
       ],
     ])('changes with %s', (_, spec) => {
       expect(hashOf(spec)).not.toBe(base);
+    });
+
+    it('ignores the components the check targets: they change nothing a run does', () => {
+      expect(hashOf({ components: ['component:default/web'] })).toBe(base);
     });
 
     it('is the same for an override of another environment', () => {
@@ -332,6 +375,20 @@ describe('desiredSlices on the demo catalog', () => {
       type: 'http',
       thresholds: { failure: 2, success: 1 },
     });
+  });
+
+  it('carries the components each demo check targets', () => {
+    const targets = (description: string) =>
+      result.slices.find(s => describeSlice(s) === description)?.components;
+    expect(targets('checkout-health checkout canary')).toEqual([
+      'component:default/checkout-service',
+      'component:default/payments-service',
+    ]);
+    expect(targets('platform-health messaging staging')).toEqual([
+      'component:default/auth-service',
+      'component:default/notification-service',
+    ]);
+    expect(targets('card-network-sandbox payments staging')).toBeUndefined();
   });
 
   it('gives every slice a distinct id', () => {

@@ -3,6 +3,7 @@ import { parseEntityRef, stringifyEntityRef } from '@backstage/catalog-model';
 import type { JsonObject, JsonValue } from '@backstage/types';
 import {
   applyEnvironmentOverride,
+  canonicalComponentRefs,
   canonicalEnvironmentName,
   encodeSliceId,
   compileTargetTemplate,
@@ -73,6 +74,12 @@ export interface DesiredSlice extends SliceKey {
    * edit changed nothing a run would notice.
    */
   configHash: string;
+  /**
+   * Canonical refs of the Components the check targets, sorted; absent when
+   * it names none. Not part of a run (nor of `configHash`): they tell the
+   * matrix and notifications what the slice's outage affects.
+   */
+  components?: string[];
 }
 
 /**
@@ -82,6 +89,8 @@ export interface DesiredSlice extends SliceKey {
  */
 export interface PausedSlice extends SliceKey {
   id: string;
+  /** As {@link DesiredSlice.components}. */
+  components?: string[];
 }
 
 /**
@@ -114,7 +123,8 @@ export interface DesiredSliceSet {
  *
  * System refs are matched and written in canonical form (lower case, kind
  * and namespace filled in: a GitOps check's own namespace, else `default`);
- * a ref listed twice yields its slices once. Pass only one system in
+ * a ref listed twice yields its slices once. Each slice carries the check's
+ * `components` in the same canonical form. Pass only one system in
  * `systems` for the slices of that system alone.
  * @internal
  */
@@ -179,6 +189,8 @@ function addSlicesOfCheck(
       ? parseEntityRef(check.source.entityRef).namespace
       : 'default';
   const seen = new Set<string>();
+  const components = canonicalComponentRefs(spec.components, defaultNamespace);
+  const targets = components.length > 0 ? { components } : {};
 
   for (const written of spec.systems) {
     let systemRef: string;
@@ -214,7 +226,7 @@ function addSlicesOfCheck(
       const checkId = check.id;
       const id = encodeSliceId({ checkId, systemRef, environment });
       if (spec.paused) {
-        result.paused.push({ id, checkId, systemRef, environment });
+        result.paused.push({ id, checkId, systemRef, environment, ...targets });
         continue;
       }
       const part = shared.of(environment);
@@ -235,6 +247,7 @@ function addSlicesOfCheck(
         conditions: shared.conditions,
         thresholds: shared.thresholds,
         configHash: hash('sha256', `${part.canonical}\n${target}`, 'hex'),
+        ...targets,
       });
     }
   }

@@ -106,6 +106,33 @@ describe('planReconcile', () => {
     });
   });
 
+  it('rewrites a slice whose check now targets other components, keeping the phase', () => {
+    const targeting = { ...a, components: ['component:default/web'] };
+    expect(planReconcile({ desired: [targeting], current: [a] })).toEqual({
+      toSchedule: [],
+      toCancel: [],
+      toReschedule: [
+        {
+          slice: targeting,
+          previous: a,
+          changes: ['components'],
+          keepPhase: true,
+        },
+      ],
+    });
+    expect(
+      isEmptyPlan(
+        planReconcile({ desired: [targeting], current: [targeting] }),
+      ),
+    ).toBe(true);
+    // No components and an empty list are the same.
+    expect(
+      isEmptyPlan(
+        planReconcile({ desired: [{ ...a, components: [] }], current: [a] }),
+      ),
+    ).toBe(true);
+  });
+
   it('reschedules a held slice that predates timeouts and hashes', () => {
     const legacy = { id: a.id, intervalMs: a.intervalMs };
     expect(

@@ -12,6 +12,8 @@ export interface PlannableSlice {
   readonly intervalMs: number;
   readonly timeoutMs: number;
   readonly configHash: string;
+  /** Canonical component refs, sorted; absent or empty when none. */
+  readonly components?: readonly string[];
 }
 
 /**
@@ -24,13 +26,15 @@ export interface HeldSlice {
   readonly intervalMs: number;
   readonly timeoutMs?: number;
   readonly configHash?: string;
+  readonly components?: readonly string[];
 }
 
 /**
- * Which of a slice's fields an edit changed.
+ * Which of a slice's fields an edit changed. `components` changes nothing a
+ * run does, but must be written for the matrix and notifications to see it.
  * @internal
  */
-export type SliceFieldChange = 'interval' | 'timeout' | 'config';
+export type SliceFieldChange = 'interval' | 'timeout' | 'config' | 'components';
 
 /**
  * A slice that stays, with new fields.
@@ -63,7 +67,7 @@ export interface ReconcilePlan<
   toSchedule: TDesired[];
   /** Held, not desired (orphans, ids of an older format): stop them. In the order of `current`. */
   toCancel: THeld[];
-  /** Held and desired, with a different interval, timeout or config. */
+  /** Held and desired, with a different interval, timeout, config or components. */
   toReschedule: Array<SliceReschedule<TDesired, THeld>>;
 }
 
@@ -135,6 +139,9 @@ export function planReconcile<
     if (previous.intervalMs !== slice.intervalMs) changes.push('interval');
     if (previous.timeoutMs !== slice.timeoutMs) changes.push('timeout');
     if (previous.configHash !== slice.configHash) changes.push('config');
+    if (!sameRefs(previous.components, slice.components)) {
+      changes.push('components');
+    }
     if (changes.length > 0) {
       plan.toReschedule.push({
         slice,
@@ -164,6 +171,14 @@ export function isEmptyPlan(
     plan.toCancel.length === 0 &&
     plan.toReschedule.length === 0
   );
+}
+
+/** Equal lists of sorted refs; absent counts as empty. */
+function sameRefs(
+  a: readonly string[] = [],
+  b: readonly string[] = [],
+): boolean {
+  return a.length === b.length && a.every((ref, index) => ref === b[index]);
 }
 
 function scopeFilter(scope: ReconcileScope | undefined) {

@@ -12,6 +12,7 @@ import type {
 } from '../database/DatabaseStateStore';
 import {
   buildEnvironmentNotification,
+  componentsOfFailingChecks,
   NotificationSettings,
 } from './buildNotification';
 import { computeRollup, environmentVerdict } from './computeRollup';
@@ -39,7 +40,10 @@ export class EnvironmentTransitions {
     logger: LoggerService;
     events?: EventsService;
     notifications?: NotificationService;
-    /** For the upstream systems a notification mentions. */
+    /**
+     * For the upstream systems a notification mentions, and the systems of
+     * the components its failing checks target.
+     */
     rollups?: RollupService;
     notificationSettings?: NotificationSettings;
     now?: () => number;
@@ -176,6 +180,22 @@ export class EnvironmentTransitions {
         upstream: [],
         now: this.#now(),
       });
+      const unhealthyUpstream = upstream.filter(u => u.status === 'unhealthy');
+      // Where the failing checks' components belong decides whether an
+      // unhealthy upstream system explains the outage; ask the catalog only
+      // when the answer can matter. Without an answer the owner is still
+      // told, as if the failing checks targeted nothing upstream.
+      const targeted = componentsOfFailingChecks(reasons);
+      const systemOfComponent =
+        unhealthyUpstream.length > 0 && targeted.length > 0 && this.#rollups
+          ? await this.#rollups.systemsOfComponents(targeted).catch(error => {
+              this.#logger.warn(
+                `Could not read the systems of ${targeted.join(', ')}`,
+                error,
+              );
+              return new Map<string, string>();
+            })
+          : new Map<string, string>();
       const notification = buildEnvironmentNotification(
         {
           systemRef: event.systemRef,
@@ -183,7 +203,8 @@ export class EnvironmentTransitions {
           from: event.from,
           to: event.to,
           reasons,
-          upstream: upstream.filter(u => u.status === 'unhealthy'),
+          upstream: unhealthyUpstream,
+          systemOfComponent,
         },
         this.#settings,
       );

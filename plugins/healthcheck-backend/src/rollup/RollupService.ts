@@ -11,7 +11,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { computeRollup } from './computeRollup';
-import { upstreamSystems } from './upstreamSystems';
+import { systemsOfComponents, upstreamSystems } from './upstreamSystems';
 
 /** How long a read rollup is served from memory. */
 const CACHE_TTL_MS = 2_000;
@@ -98,6 +98,17 @@ export class RollupService {
       catalog: this.#catalog,
       credentials: await this.#auth.getOwnServiceCredentials(),
       systemRef,
+    });
+  }
+
+  /** The system of each component, as the catalog says today (see `systemsOfComponents`). */
+  async systemsOfComponents(
+    componentRefs: readonly string[],
+  ): Promise<Map<string, string>> {
+    return await systemsOfComponents({
+      catalog: this.#catalog,
+      credentials: await this.#auth.getOwnServiceCredentials(),
+      componentRefs,
     });
   }
 

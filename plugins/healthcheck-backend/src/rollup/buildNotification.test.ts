@@ -1,4 +1,8 @@
-import { buildEnvironmentNotification } from './buildNotification';
+import {
+  buildEnvironmentNotification,
+  DEFAULT_NOTIFICATION_SETTINGS,
+  upstreamCauses,
+} from './buildNotification';
 
 const change = {
   systemRef: 'system:default/payments',
@@ -79,13 +83,59 @@ describe('buildEnvironmentNotification', () => {
     ).toBeUndefined();
   });
 
-  it('says when an unhealthy upstream system is the likely cause', () => {
+  const identity = {
+    systemRef: 'system:default/identity',
+    status: 'unhealthy' as const,
+  };
+  const targetingAuth = {
+    ...change,
+    from: 'healthy' as const,
+    to: 'unhealthy' as const,
+    reasons: [
+      {
+        ...change.reasons[0],
+        components: [
+          'component:default/payments-service',
+          'component:default/auth-service',
+        ],
+      },
+    ],
+    upstream: [identity],
+    systemOfComponent: new Map([
+      ['component:default/payments-service', 'system:default/payments'],
+      ['component:default/auth-service', 'system:default/identity'],
+    ]),
+  };
+
+  it('says an unhealthy upstream system is the likely cause when a failing check targets one of its components', () => {
+    const notification = buildEnvironmentNotification(targetingAuth);
+    expect(notification?.payload.title).toBe(
+      'payments in production is unhealthy (upstream)',
+    );
+    expect(notification?.payload.description).toBe(
+      'Failing: healthcheck:default/payments-health: [STATUS] (500) == 200. ' +
+        'Probably upstream: system:default/identity (through component:default/auth-service) is unhealthy.',
+    );
+  });
+
+  it('does not blame an unhealthy upstream system that no failing check targets', () => {
     const notification = buildEnvironmentNotification({
       ...change,
       from: 'healthy',
       to: 'unhealthy',
-      upstream: [{ systemRef: 'system:default/identity', status: 'unhealthy' }],
+      upstream: [identity],
     });
+    expect(notification?.payload.title).toBe(
+      'payments in production is unhealthy',
+    );
+    expect(notification?.payload.description).not.toContain('upstream');
+  });
+
+  it('blames any unhealthy upstream system when configured to', () => {
+    const notification = buildEnvironmentNotification(
+      { ...change, from: 'healthy', to: 'unhealthy', upstream: [identity] },
+      { ...DEFAULT_NOTIFICATION_SETTINGS, upstreamAttribution: 'any' },
+    );
     expect(notification?.payload.title).toBe(
       'payments in production is unhealthy (upstream)',
     );
@@ -95,18 +145,127 @@ describe('buildEnvironmentNotification', () => {
   });
 
   it('stays silent about an upstream outage when configured to', () => {
+    const suppress = {
+      ...DEFAULT_NOTIFICATION_SETTINGS,
+      productionEnvironments: ['production'],
+      suppressUpstream: true,
+    };
+    expect(
+      buildEnvironmentNotification(targetingAuth, suppress),
+    ).toBeUndefined();
+    // An outage upstream that no failing check targets is this system's own.
     expect(
       buildEnvironmentNotification(
-        {
-          ...change,
-          from: 'healthy',
-          to: 'unhealthy',
-          upstream: [
-            { systemRef: 'system:default/identity', status: 'unhealthy' },
-          ],
-        },
-        { productionEnvironments: ['production'], suppressUpstream: true },
-      ),
-    ).toBeUndefined();
+        { ...targetingAuth, systemOfComponent: new Map() },
+        suppress,
+      )?.payload.title,
+    ).toBe('payments in production is unhealthy');
+  });
+
+  it('tells of a recovery whatever the upstream systems do', () => {
+    expect(
+      buildEnvironmentNotification(
+        { ...targetingAuth, from: 'unhealthy', to: 'healthy' },
+        { ...DEFAULT_NOTIFICATION_SETTINGS, suppressUpstream: true },
+      )?.payload.title,
+    ).toBe('payments in production recovered');
+  });
+});
+
+describe('upstreamCauses', () => {
+  const reason = (
+    checkId: string,
+    status: 'unhealthy' | 'degraded',
+    components?: string[],
+  ) => ({
+    checkId,
+    environment: 'production',
+    status,
+    display: 'down',
+    ...(components && { components }),
+  });
+  const systemOfComponent = new Map([
+    ['component:default/auth-service', 'system:default/identity'],
+    ['component:default/event-bus-client', 'system:default/messaging'],
+    ['component:default/payments-service', 'system:default/payments'],
+  ]);
+  const upstream = [
+    { systemRef: 'system:default/identity', status: 'unhealthy' as const },
+    { systemRef: 'system:default/messaging', status: 'unhealthy' as const },
+    { systemRef: 'system:default/search', status: 'degraded' as const },
+  ];
+
+  it('under targets, keeps the unhealthy upstream systems that own a component a failing check targets', () => {
+    expect(
+      upstreamCauses({
+        reasons: [
+          reason('a', 'unhealthy', [
+            'component:default/auth-service',
+            'component:default/payments-service',
+          ]),
+          // A degraded check is not failing: its components do not count.
+          reason('b', 'degraded', ['component:default/event-bus-client']),
+        ],
+        upstream,
+        systemOfComponent,
+        attribution: 'targets',
+      }),
+    ).toEqual([
+      {
+        systemRef: 'system:default/identity',
+        components: ['component:default/auth-service'],
+      },
+    ]);
+  });
+
+  it('under targets, keeps none when the failing checks name no components, or components the catalog does not place', () => {
+    for (const reasons of [
+      [reason('a', 'unhealthy')],
+      [reason('a', 'unhealthy', ['component:default/unknown'])],
+    ]) {
+      expect(
+        upstreamCauses({
+          reasons,
+          upstream,
+          systemOfComponent,
+          attribution: 'targets',
+        }),
+      ).toEqual([]);
+    }
+  });
+
+  it('compares refs without regard to case', () => {
+    expect(
+      upstreamCauses({
+        reasons: [reason('a', 'unhealthy', ['Component:default/Auth-Service'])],
+        upstream: [
+          { systemRef: 'system:default/Identity', status: 'unhealthy' },
+        ],
+        systemOfComponent,
+        attribution: 'targets',
+      }),
+    ).toEqual([
+      {
+        systemRef: 'system:default/Identity',
+        components: ['component:default/auth-service'],
+      },
+    ]);
+  });
+
+  it('under any, keeps every unhealthy upstream system, naming the targeted components where there are some', () => {
+    expect(
+      upstreamCauses({
+        reasons: [reason('a', 'unhealthy', ['component:default/auth-service'])],
+        upstream,
+        systemOfComponent,
+        attribution: 'any',
+      }),
+    ).toEqual([
+      {
+        systemRef: 'system:default/identity',
+        components: ['component:default/auth-service'],
+      },
+      { systemRef: 'system:default/messaging', components: [] },
+    ]);
   });
 });

@@ -6,6 +6,20 @@ import type {
 } from '@vigil/plugin-healthcheck-common';
 
 /**
+ * When an unhealthy upstream system explains an outage: `targets`, when one
+ * of the environment's failing checks targets a component of that system;
+ * `any`, whenever it is unhealthy.
+ * @internal
+ */
+export type UpstreamAttribution = 'targets' | 'any';
+
+/** @internal */
+export const UPSTREAM_ATTRIBUTIONS: readonly UpstreamAttribution[] = [
+  'targets',
+  'any',
+];
+
+/**
  * How environment transitions become notifications, from
  * `healthcheck.notifications`.
  * @internal
@@ -15,13 +29,83 @@ export interface NotificationSettings {
   productionEnvironments: readonly string[];
   /** Say nothing when an unhealthy upstream system explains the outage. */
   suppressUpstream: boolean;
+  /** When an unhealthy upstream system explains the outage. */
+  upstreamAttribution: UpstreamAttribution;
 }
 
 /** @internal */
 export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
   productionEnvironments: ['production', 'prod'],
   suppressUpstream: false,
+  upstreamAttribution: 'targets',
 };
+
+/**
+ * An unhealthy upstream system that explains an outage, and the targeted
+ * components of it that the failing checks probe (none under `any`, unless
+ * they target some).
+ * @internal
+ */
+export interface UpstreamCause {
+  systemRef: string;
+  components: string[];
+}
+
+/**
+ * The components the failing (unhealthy) checks of an environment target:
+ * canonical refs, each once, sorted. What {@link upstreamCauses} needs the
+ * systems of.
+ * @internal
+ */
+export function componentsOfFailingChecks(
+  reasons: readonly RollupReason[],
+): string[] {
+  const components = new Set<string>();
+  for (const reason of reasons) {
+    if (reason.status === 'unhealthy') {
+      reason.components?.forEach(ref => components.add(ref.toLowerCase()));
+    }
+  }
+  return [...components].sort();
+}
+
+/**
+ * The unhealthy upstream systems that explain an environment's outage. Under
+ * `targets`, only those that own a component one of the failing checks
+ * targets: a system that is merely upstream says nothing about a check that
+ * never touches it. Under `any`, every unhealthy upstream system. Pure; the
+ * caller looks up which system each targeted component belongs to.
+ * @internal
+ */
+export function upstreamCauses(input: {
+  /** The environment's reasons; only the unhealthy ones count. */
+  reasons: readonly RollupReason[];
+  upstream: readonly UpstreamProblem[];
+  /** Canonical component ref -> canonical ref of the system it belongs to. */
+  systemOfComponent: ReadonlyMap<string, string>;
+  attribution: UpstreamAttribution;
+}): UpstreamCause[] {
+  const targetedBySystem = new Map<string, string[]>();
+  for (const component of componentsOfFailingChecks(input.reasons)) {
+    const system = input.systemOfComponent.get(component);
+    if (system) {
+      const list = targetedBySystem.get(system.toLowerCase()) ?? [];
+      list.push(component);
+      targetedBySystem.set(system.toLowerCase(), list);
+    }
+  }
+  return input.upstream
+    .filter(u => u.status === 'unhealthy')
+    .flatMap(u => {
+      const components = targetedBySystem.get(u.systemRef.toLowerCase());
+      if (components) {
+        return [{ systemRef: u.systemRef, components }];
+      }
+      return input.attribution === 'any'
+        ? [{ systemRef: u.systemRef, components: [] }]
+        : [];
+    });
+}
 
 /**
  * One notification to the owner of a system.
@@ -45,7 +129,8 @@ export interface EnvironmentNotification {
  * The notification an environment's transition calls for, if any: one on
  * becoming unhealthy, one on recovering from it, none for anything else
  * (first runs, degradations, pauses). When unhealthy systems it depends on
- * explain the outage, it says so, or stays silent if configured to.
+ * explain the outage (see {@link upstreamCauses}), it says so, or stays
+ * silent if configured to.
  * @internal
  */
 export function buildEnvironmentNotification(
@@ -57,6 +142,8 @@ export function buildEnvironmentNotification(
     /** The environment's failing checks, as the rollup lists them. */
     reasons: readonly RollupReason[];
     upstream: readonly UpstreamProblem[];
+    /** The system of each component the failing checks target, where known. */
+    systemOfComponent?: ReadonlyMap<string, string>;
   },
   settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
 ): EnvironmentNotification | undefined {
@@ -68,7 +155,12 @@ export function buildEnvironmentNotification(
   if (!becameUnhealthy && !recovered) {
     return undefined;
   }
-  const upstream = change.upstream.filter(u => u.status === 'unhealthy');
+  const upstream = upstreamCauses({
+    reasons: change.reasons,
+    upstream: change.upstream,
+    systemOfComponent: change.systemOfComponent ?? new Map(),
+    attribution: settings.upstreamAttribution,
+  });
   if (becameUnhealthy && upstream.length > 0 && settings.suppressUpstream) {
     return undefined;
   }
@@ -85,7 +177,7 @@ export function buildEnvironmentNotification(
     description = [
       failing.length > 0 ? `Failing: ${failing.join('; ')}.` : '',
       upstream.length > 0
-        ? `Probably upstream: ${upstream.map(u => u.systemRef).join(', ')} ${
+        ? `Probably upstream: ${upstream.map(describeCause).join(', ')} ${
             upstream.length === 1 ? 'is' : 'are'
           } unhealthy.`
         : '',
@@ -110,6 +202,13 @@ export function buildEnvironmentNotification(
       }`,
     },
   };
+}
+
+/** `system:default/payments (through component:default/payments-service)`. */
+function describeCause(cause: UpstreamCause): string {
+  return cause.components.length > 0
+    ? `${cause.systemRef} (through ${cause.components.join(', ')})`
+    : cause.systemRef;
 }
 
 function severityOf(

@@ -113,6 +113,37 @@ describe('computeRollup', () => {
     });
   });
 
+  it('says which components a failing check targets, when it names any', () => {
+    const rollup = computeRollup({
+      systemRef: 'system:default/payments',
+      slices: [
+        {
+          ...slice('api', 'production', 'unhealthy', 'down'),
+          components: ['component:default/payments-service'],
+        },
+        slice('db', 'production', 'unhealthy', 'down'),
+      ],
+      environmentSince: new Map(),
+      upstream: [],
+      now: T0,
+    });
+    expect(rollup.reasons).toEqual([
+      {
+        checkId: 'api',
+        environment: 'production',
+        status: 'unhealthy',
+        display: 'down',
+        components: ['component:default/payments-service'],
+      },
+      {
+        checkId: 'db',
+        environment: 'production',
+        status: 'unhealthy',
+        display: 'down',
+      },
+    ]);
+  });
+
   it('lists the upstream systems that are degraded or unhealthy, not the healthy ones', () => {
     const rollup = computeRollup({
       systemRef: 'system:default/checkout',

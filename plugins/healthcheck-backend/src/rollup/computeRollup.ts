@@ -102,6 +102,7 @@ export function computeRollup(input: {
           environment: name,
           status,
           display: slice.state?.lastReason ?? status,
+          ...(slice.components?.length ? { components: slice.components } : {}),
         });
       }
     }

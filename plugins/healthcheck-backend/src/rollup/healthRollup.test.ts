@@ -7,6 +7,7 @@ import { Entity, parseEntityRef } from '@backstage/catalog-model';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import type { EventParams, EventsService } from '@backstage/plugin-events-node';
 import {
+  canonicalComponentRefs,
   encodeSliceId,
   ENVIRONMENT_CHANGED_TOPIC,
   EnvironmentChangedEvent,
@@ -22,6 +23,10 @@ import {
 import type { SliceStatus } from '../judge';
 import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
+import {
+  DEFAULT_NOTIFICATION_SETTINGS,
+  NotificationSettings,
+} from './buildNotification';
 import { EnvironmentTransitions } from './EnvironmentTransitions';
 import { RollupConsumer } from './RollupConsumer';
 import { RollupService } from './RollupService';
@@ -65,10 +70,22 @@ class RecordingEvents implements EventsService {
   }
 }
 
+/** The components a HealthCheck of the demo catalog targets, as the reconciler stores them. */
+function componentsOfDemoCheck(name: string): string[] {
+  const check = readDemoCatalog().find(
+    e => e.kind === 'HealthCheck' && e.metadata.name === name,
+  );
+  if (!check) {
+    throw new Error(`No HealthCheck ${name} in the demo catalog`);
+  }
+  return canonicalComponentRefs(check.spec?.components as string[]);
+}
+
 function sliceOf(
   checkId: string,
   system: string,
   environment: string,
+  components?: string[],
 ): DesiredSlice {
   const key = {
     checkId,
@@ -86,13 +103,20 @@ function sliceOf(
     conditions: ['[STATUS] == 200'],
     thresholds: {},
     configHash: 'h',
+    ...(components && { components }),
   };
 }
 
 const SLICES = [
   sliceOf('payments-health', 'payments', 'production'),
   sliceOf('payments-health', 'payments', 'staging'),
-  sliceOf('checkout-health', 'checkout', 'production'),
+  // Checkout's deep health check targets payments-service as well.
+  sliceOf(
+    'checkout-health',
+    'checkout',
+    'production',
+    componentsOfDemoCheck('checkout-health'),
+  ),
   sliceOf('messaging-health', 'messaging', 'production'),
 ];
 
@@ -143,6 +167,7 @@ describe('health rollup', () => {
     catalog: ReturnType<typeof catalogServiceMock>,
     name: string,
     windowMs = 400,
+    notificationSettings?: NotificationSettings,
   ) {
     const events = new RecordingEvents();
     const sent: any[] = [];
@@ -166,6 +191,7 @@ describe('health rollup', () => {
       events,
       notifications,
       rollups,
+      notificationSettings,
     });
     const consumer = new RollupConsumer({
       store,
@@ -397,7 +423,45 @@ describe('health rollup', () => {
       expect(last.payload.title).toBe(
         'checkout in production is unhealthy (upstream)',
       );
+      expect(last.payload.description).toContain(
+        'Probably upstream: system:default/payments (through component:default/payments-service) is unhealthy.',
+      );
       expect(parseEntityRef(last.recipients.entityRef).name).toBe('checkout');
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'does not blame an unhealthy upstream system that the failing checks do not target, unless configured to, on %p',
+    async databaseId => {
+      const { store, catalog } = await setup(databaseId);
+      // Messaging is upstream of checkout (checkout-service depends on the
+      // event bus), but checkout-health targets checkout and payments only.
+      const targets = instance(store, catalog, 'a');
+      const any = instance(store, catalog, 'b', 400, {
+        ...DEFAULT_NOTIFICATION_SETTINGS,
+        upstreamAttribution: 'any',
+      });
+      await setStatus(store, SLICES[0], 'healthy');
+      await setStatus(store, SLICES[1], 'healthy');
+      await setStatus(store, SLICES[3], 'unhealthy', 'broker down');
+      await targets.rollups.recompute('system:default/payments');
+      const messaging = await targets.rollups.recompute(
+        'system:default/messaging',
+      );
+      expect(messaging.status).toBe('unhealthy');
+
+      const titles: string[] = [];
+      for (const side of [targets, any]) {
+        await setStatus(store, SLICES[2], 'healthy');
+        await side.transitions.check([SLICES[2]]);
+        await setStatus(store, SLICES[2], 'unhealthy', 'payment step fails');
+        await side.transitions.check([SLICES[2]]);
+        titles.push(side.notifications.sent.at(-1).payload.title);
+      }
+      expect(titles).toEqual([
+        'checkout in production is unhealthy',
+        'checkout in production is unhealthy (upstream)',
+      ]);
     },
   );
 

@@ -1,7 +1,12 @@
-export { buildEnvironmentNotification } from './buildNotification';
+export {
+  buildEnvironmentNotification,
+  upstreamCauses,
+} from './buildNotification';
 export type {
   EnvironmentNotification,
   NotificationSettings,
+  UpstreamAttribution,
+  UpstreamCause,
 } from './buildNotification';
 export { computeRollup, environmentVerdict } from './computeRollup';
 export { EnvironmentTransitions } from './EnvironmentTransitions';

@@ -1,8 +1,11 @@
 import { Config } from '@backstage/config';
+import { InputError } from '@backstage/errors';
 import { readConfigDuration } from '../config';
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   NotificationSettings,
+  UPSTREAM_ATTRIBUTIONS,
+  UpstreamAttribution,
 } from './buildNotification';
 import { DEFAULT_ROLLUP_WINDOW_MS } from './RollupConsumer';
 
@@ -30,6 +33,23 @@ export function readRollupSettings(config: Config): RollupSettings {
       suppressUpstream:
         notifications?.getOptionalBoolean('suppressUpstream') ??
         DEFAULT_NOTIFICATION_SETTINGS.suppressUpstream,
+      upstreamAttribution: readUpstreamAttribution(config),
     },
   };
+}
+
+function readUpstreamAttribution(config: Config): UpstreamAttribution {
+  const key = 'healthcheck.notifications.upstreamAttribution';
+  const value = config.getOptionalString(key);
+  if (value === undefined) {
+    return DEFAULT_NOTIFICATION_SETTINGS.upstreamAttribution;
+  }
+  if (!(UPSTREAM_ATTRIBUTIONS as readonly string[]).includes(value)) {
+    throw new InputError(
+      `Invalid ${key} '${value}': use ${UPSTREAM_ATTRIBUTIONS.map(
+        a => `'${a}'`,
+      ).join(' or ')}`,
+    );
+  }
+  return value as UpstreamAttribution;
 }

@@ -74,6 +74,36 @@ export async function upstreamSystems(options: {
   return [...systems].sort();
 }
 
+/**
+ * The system each of some components belongs to (its `spec.system`), as the
+ * catalog says today: canonical component ref -> canonical system ref. A
+ * component the catalog lacks, or that names no system, is left out.
+ * @internal
+ */
+export async function systemsOfComponents(options: {
+  catalog: CatalogService;
+  credentials: BackstageCredentials;
+  componentRefs: readonly string[];
+}): Promise<Map<string, string>> {
+  const { catalog, credentials } = options;
+  const refs = [...new Set(options.componentRefs.map(r => r.toLowerCase()))];
+  const systems = new Map<string, string>();
+  if (refs.length === 0) {
+    return systems;
+  }
+  const found = await catalog.getEntitiesByRefs(
+    { entityRefs: refs, fields: ['kind', 'metadata', 'spec.system'] },
+    { credentials },
+  );
+  for (const entity of found.items) {
+    const system = entity && systemOfMember(entity);
+    if (entity && system) {
+      systems.set(stringifyEntityRef(entity).toLowerCase(), system);
+    }
+  }
+  return systems;
+}
+
 function systemOfMember(entity: Entity): string | undefined {
   const system = entity.spec?.system;
   if (typeof system !== 'string' || !system) {

@@ -114,6 +114,12 @@ export const spec = {
           environment: { type: 'string' },
           status: { $ref: '#/components/schemas/HealthStatus' },
           display: { type: 'string' },
+          components: {
+            type: 'array',
+            items: { type: 'string' },
+            description:
+              'Canonical refs of the Components the check targets, when it names any.',
+          },
         },
       },
       EnvironmentRollup: {
@@ -196,6 +202,35 @@ export const spec = {
           lastDurationMs: { type: 'number' },
           lastReason: { type: 'string' },
           since: { type: 'string', format: 'date-time' },
+        },
+      },
+      SliceUptimes: {
+        type: 'object',
+        required: ['to', 'windows', 'slices'],
+        properties: {
+          to: {
+            type: 'string',
+            format: 'date-time',
+            description: 'The end of every window.',
+          },
+          windows: {
+            type: 'array',
+            items: { type: 'string', enum: ['24h', '7d', '30d'] },
+          },
+          slices: {
+            type: 'object',
+            description:
+              'Per slice id, per window: up / (up + down), paused and unknown time left out; null without up or down time.',
+            additionalProperties: {
+              type: 'object',
+              required: ['24h', '7d', '30d'],
+              properties: {
+                '24h': { type: ['number', 'null'], minimum: 0, maximum: 1 },
+                '7d': { type: ['number', 'null'], minimum: 0, maximum: 1 },
+                '30d': { type: ['number', 'null'], minimum: 0, maximum: 1 },
+              },
+            },
+          },
         },
       },
       CheckInput: {
@@ -402,7 +437,8 @@ export const spec = {
       ],
       get: {
         operationId: 'GetSystem',
-        description: 'A system’s rollup and its environment x check matrix.',
+        description:
+          'A system’s rollup and its environment x check matrix; each check row names the `components` its check targets, when it names any.',
         responses: {
           '200': { description: 'The system' },
           '404': { $ref: '#/components/responses/ErrorResponse' },
@@ -434,6 +470,39 @@ export const spec = {
         responses: {
           '200': { description: 'The history' },
           '400': { $ref: '#/components/responses/ErrorResponse' },
+          '404': { $ref: '#/components/responses/ErrorResponse' },
+        },
+      },
+    },
+    '/v1/systems/{namespace}/{name}/uptime': {
+      parameters: [
+        { $ref: '#/components/parameters/namespace' },
+        { $ref: '#/components/parameters/name' },
+      ],
+      get: {
+        operationId: 'GetSystemSliceUptime',
+        description:
+          'The time-weighted up-time of each slice of a system (each cell of its environment x check matrix) over the 24 hours, 7 days and 30 days before `to`.',
+        parameters: [
+          {
+            name: 'to',
+            in: 'query',
+            description:
+              'The end of the windows: ISO 8601 or epoch ms; default now, and never later.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'Up-time per slice and window',
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/SliceUptimes' },
+              },
+            },
+          },
+          '400': { $ref: '#/components/responses/ErrorResponse' },
+          '401': { $ref: '#/components/responses/ErrorResponse' },
           '404': { $ref: '#/components/responses/ErrorResponse' },
         },
       },

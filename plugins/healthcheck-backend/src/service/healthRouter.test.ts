@@ -23,7 +23,11 @@ import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { DatabaseHistoryStore } from '../history';
 import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
 import { RollupService } from '../rollup/RollupService';
-import { createHealthRouter } from './healthRouter';
+import {
+  createHealthRouter,
+  parseUptimeQuery,
+  sliceUptimeResponse,
+} from './healthRouter';
 
 jest.setTimeout(60_000);
 
@@ -165,6 +169,21 @@ describe('the health routes', () => {
                 }),
               ),
             );
+            // Staging: up for a minute, then paused.
+            await knexClient('healthcheck_runs').insert({
+              slice_id: staging,
+              scheduled_at: RUNS_FROM,
+              claimed_by: 'test',
+              claimed_at: RUNS_FROM,
+              started_at: RUNS_FROM,
+              duration_ms: 20,
+              outcome: 'pass',
+              status: 'healthy',
+              conditions: '[]',
+            });
+            await history.recordPauses([
+              { sliceId: staging, at: RUNS_FROM + 60_000 },
+            ]);
             deps.httpRouter.use(
               createHealthRouter({
                 httpAuth: deps.httpAuth,
@@ -406,6 +425,63 @@ describe('the health routes', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'gives the up-time of each cell over 24 hours, 7 days and 30 days, on %p',
+    async databaseId => {
+      const server = await startBackend(databaseId);
+      const to = RUNS_FROM + 5 * 60_000;
+      const res = await request(server)
+        .get(`/api/healthcheck/v1/systems/default/payments/uptime?to=${to}`)
+        .set('Authorization', user);
+      expect(res.status).toBe(200);
+      // Production: up, down, up a minute each, then no run for 3 minutes
+      // (up, as the last run said): 4 of 5 minutes. Staging: up a minute,
+      // then paused, which counts neither way. Nothing earlier, so every
+      // window is the same.
+      expect(res.body).toEqual({
+        to: new Date(to).toISOString(),
+        windows: ['24h', '7d', '30d'],
+        slices: {
+          [production]: { '24h': 0.8, '7d': 0.8, '30d': 0.8 },
+          [staging]: { '24h': 1, '7d': 1, '30d': 1 },
+        },
+      });
+
+      // Up to now by default.
+      const now = await request(server)
+        .get('/api/healthcheck/v1/systems/default/payments/uptime')
+        .set('Authorization', user);
+      expect(now.status).toBe(200);
+      expect(Date.parse(now.body.to)).toBeGreaterThan(to);
+      expect(now.body.slices[production]['24h']).toBeGreaterThan(0.8);
+      expect(now.body.slices[production]['24h']).toBeLessThan(1);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'refuses a bad up-time query, and answers 404 for a system that does not exist or is hidden, on %p',
+    async databaseId => {
+      const server = await startBackend(databaseId);
+      const bad = await request(server)
+        .get(
+          '/api/healthcheck/v1/systems/default/payments/uptime?to=tomorrow&from=0',
+        )
+        .set('Authorization', user);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toBe(
+        "Invalid query: from: unknown parameter (known: to); to: 'tomorrow' is neither an ISO 8601 time nor epoch ms",
+      );
+      const missing = await request(server)
+        .get('/api/healthcheck/v1/systems/default/nope/uptime')
+        .set('Authorization', user);
+      expect(missing.status).toBe(404);
+      const hidden = await request(server)
+        .get('/api/healthcheck/v1/systems/default/payments/uptime')
+        .set('Authorization', mockCredentials.user.header(OUTSIDER));
+      expect(hidden.status).toBe(404);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'refuses a bad history query with every problem named, on %p',
     async databaseId => {
       const server = await startBackend(databaseId);
@@ -429,6 +505,7 @@ describe('the health routes', () => {
         '/v1/systems',
         '/v1/systems/default/payments',
         '/v1/systems/default/payments/history',
+        '/v1/systems/default/payments/uptime',
         `/v1/slices/${encodeURIComponent(production)}`,
         `/v1/slices/${encodeURIComponent(production)}/runs`,
       ]) {
@@ -439,4 +516,54 @@ describe('the health routes', () => {
       }
     },
   );
+});
+
+describe('parseUptimeQuery', () => {
+  const now = Date.UTC(2026, 10, 1, 12);
+
+  it('ends the windows now by default, at `to` when given, and never later than now', () => {
+    expect(parseUptimeQuery({}, now)).toEqual({ to: now });
+    expect(parseUptimeQuery({ to: '2026-11-01T10:00:00Z' }, now)).toEqual({
+      to: Date.UTC(2026, 10, 1, 10),
+    });
+    expect(parseUptimeQuery({ to: String(now + 60_000) }, now)).toEqual({
+      to: now,
+    });
+  });
+
+  it('names every problem', () => {
+    expect(() =>
+      parseUptimeQuery({ to: ['1', '2'], window: '7d' }, now),
+    ).toThrow(
+      'Invalid query: to: give it once, as text; window: unknown parameter (known: to)',
+    );
+  });
+});
+
+describe('sliceUptimeResponse', () => {
+  it('gives each slice its up-time per window, null where a window has none', () => {
+    const summary = (uptime: number | undefined) => ({
+      uptime,
+      upSeconds: 0,
+      downSeconds: 0,
+      unknownSeconds: 0,
+      pausedSeconds: 0,
+    });
+    expect(
+      sliceUptimeResponse(
+        new Map([
+          ['a', [summary(1), summary(0.5), summary(0.25)]],
+          ['b', [summary(undefined), summary(undefined), summary(0.9)]],
+        ]),
+        Date.UTC(2026, 10, 1),
+      ),
+    ).toEqual({
+      to: '2026-11-01T00:00:00.000Z',
+      windows: ['24h', '7d', '30d'],
+      slices: {
+        a: { '24h': 1, '7d': 0.5, '30d': 0.25 },
+        b: { '24h': null, '7d': null, '30d': 0.9 },
+      },
+    });
+  });
 });

@@ -6,7 +6,10 @@ import { Entity, stringifyEntityRef } from '@backstage/catalog-model';
 import { InputError, NotFoundError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
+  SLICE_UPTIME_WINDOWS,
   SliceHealth,
+  SliceUptimeResponse,
+  SliceUptimeWindow,
   SystemHealthDetails,
   SystemHealthSummary,
   SystemRollup,
@@ -18,7 +21,7 @@ import type {
   DatabaseStateStore,
   EnvironmentSlice,
 } from '../database/DatabaseStateStore';
-import type { HistoryStore } from '../history';
+import type { HistoryStore, UptimeSummary } from '../history';
 import { computeRollup } from '../rollup/computeRollup';
 import { listSystems, parseSystemListQuery } from './listSystems';
 
@@ -31,9 +34,9 @@ const SYSTEM_FIELDS = [
 ];
 
 /**
- * The read side of system health: rollups, the environment x check matrix
- * and single slices. A caller sees a system only if the catalog lets it
- * read the System entity.
+ * The read side of system health: rollups, the environment x check matrix,
+ * its cells' up-time, history and single slices. A caller sees a system
+ * only if the catalog lets it read the System entity.
  * @internal
  */
 export function createHealthRouter(options: {
@@ -111,11 +114,7 @@ export function createHealthRouter(options: {
 
   router.get('/v1/systems/:namespace/:name', async (req, res) => {
     const credentials = await authenticate(req);
-    const systemRef = stringifyEntityRef({
-      kind: 'system',
-      namespace: req.params.namespace,
-      name: req.params.name,
-    }).toLowerCase();
+    const systemRef = systemRefOf(req.params);
     const entity = await visibleSystem(systemRef, credentials);
     const [rollup, slices] = await Promise.all([
       loadRollup(systemRef),
@@ -142,11 +141,7 @@ export function createHealthRouter(options: {
         `Invalid query: granularity: '${granularity}' is not 'hours' or 'runs'`,
       );
     }
-    const systemRef = stringifyEntityRef({
-      kind: 'system',
-      namespace: req.params.namespace,
-      name: req.params.name,
-    }).toLowerCase();
+    const systemRef = systemRefOf(req.params);
     await visibleSystem(systemRef, credentials);
     const environment = req.query.environment as string | undefined;
     const range = { systemRef, environment, from: query.from, to: query.to };
@@ -170,6 +165,23 @@ export function createHealthRouter(options: {
       items: page.runs,
       nextCursor: 'nextCursor' in page ? page.nextCursor : undefined,
     });
+  });
+
+  // Apart from the system route, which is read on every page view and
+  // must stay fast: this one reads up to 30 days of hourly rows per slice.
+  router.get('/v1/systems/:namespace/:name/uptime', async (req, res) => {
+    const credentials = await authenticate(req);
+    const { to } = parseUptimeQuery(
+      req.query as Record<string, unknown>,
+      now(),
+    );
+    const systemRef = systemRefOf(req.params);
+    await visibleSystem(systemRef, credentials);
+    const uptimes = await history.sliceUptimes({
+      systemRef,
+      ranges: SLICE_UPTIME_WINDOWS.map(({ ms }) => ({ from: to - ms, to })),
+    });
+    res.json(sliceUptimeResponse(uptimes, to));
   });
 
   router.get('/v1/slices/:sliceId/runs', async (req, res) => {
@@ -208,6 +220,15 @@ export function createHealthRouter(options: {
   return router;
 }
 
+/** The canonical ref of the system a route's path names. */
+function systemRefOf(params: { namespace: string; name: string }): string {
+  return stringifyEntityRef({
+    kind: 'system',
+    namespace: params.namespace,
+    name: params.name,
+  }).toLowerCase();
+}
+
 function sliceKeyOf(sliceId: string) {
   const key = tryDecodeSliceId(sliceId);
   if (!key) {
@@ -229,31 +250,15 @@ export function parseHistoryQuery(
   now: number,
   extraKeys: string[] = [],
 ): { from: number; to: number; limit?: number; cursor?: string } {
-  const problems: string[] = [];
-  const known = new Set(['from', 'to', 'limit', 'cursor', ...extraKeys]);
-  for (const key of Object.keys(query)) {
-    if (!known.has(key)) {
-      problems.push(
-        `${key}: unknown parameter (known: ${[...known].join(', ')})`,
-      );
-    } else if (typeof query[key] !== 'string') {
-      problems.push(`${key}: give it once, as text`);
-    }
-  }
-  const time = (key: 'from' | 'to', fallback: number) => {
-    const text = query[key];
-    if (typeof text !== 'string') return fallback;
-    const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-    if (!Number.isFinite(value)) {
-      problems.push(
-        `${key}: '${text}' is neither an ISO 8601 time nor epoch ms`,
-      );
-      return fallback;
-    }
-    return value;
-  };
-  const to = time('to', now);
-  const from = time('from', to - DAY_MS);
+  const problems = parameterProblems(query, [
+    'from',
+    'to',
+    'limit',
+    'cursor',
+    ...extraKeys,
+  ]);
+  const to = timeParameter(query, 'to', problems) ?? now;
+  const from = timeParameter(query, 'from', problems) ?? to - DAY_MS;
   if (from >= to) {
     problems.push('from: must be before to');
   }
@@ -277,6 +282,81 @@ export function parseHistoryQuery(
   };
 }
 
+/**
+ * `to` (ISO 8601 or epoch ms; default now, and never later): the end of the
+ * up-time windows; every problem listed in one InputError.
+ */
+export function parseUptimeQuery(
+  query: Record<string, unknown>,
+  now: number,
+): { to: number } {
+  const problems = parameterProblems(query, ['to']);
+  const to = timeParameter(query, 'to', problems) ?? now;
+  if (problems.length > 0) {
+    throw new InputError(`Invalid query: ${problems.join('; ')}`);
+  }
+  return { to: Math.min(to, now) };
+}
+
+/** A problem for each parameter that is not known or not given once as text. */
+function parameterProblems(
+  query: Record<string, unknown>,
+  known: readonly string[],
+): string[] {
+  const problems: string[] = [];
+  for (const key of Object.keys(query)) {
+    if (!known.includes(key)) {
+      problems.push(`${key}: unknown parameter (known: ${known.join(', ')})`);
+    } else if (typeof query[key] !== 'string') {
+      problems.push(`${key}: give it once, as text`);
+    }
+  }
+  return problems;
+}
+
+/** A time parameter as epoch ms; undefined if absent, or wrong (noted). */
+function timeParameter(
+  query: Record<string, unknown>,
+  key: string,
+  problems: string[],
+): number | undefined {
+  const text = query[key];
+  if (typeof text !== 'string') {
+    return undefined;
+  }
+  const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  if (!Number.isFinite(value)) {
+    problems.push(`${key}: '${text}' is neither an ISO 8601 time nor epoch ms`);
+    return undefined;
+  }
+  return value;
+}
+
+/**
+ * The up-time route's answer: each slice's up-time over each of
+ * {@link SLICE_UPTIME_WINDOWS} (given in that order), `null` where a window
+ * has no up or down time.
+ */
+export function sliceUptimeResponse(
+  uptimes: ReadonlyMap<string, readonly UptimeSummary[]>,
+  to: number,
+): SliceUptimeResponse {
+  const slices: SliceUptimeResponse['slices'] = {};
+  for (const [sliceId, summaries] of uptimes) {
+    slices[sliceId] = Object.fromEntries(
+      SLICE_UPTIME_WINDOWS.map(({ window }, index) => [
+        window,
+        summaries[index]?.uptime ?? null,
+      ]),
+    ) as Record<SliceUptimeWindow, number | null>;
+  }
+  return {
+    to: new Date(to).toISOString(),
+    windows: SLICE_UPTIME_WINDOWS.map(({ window }) => window),
+    slices,
+  };
+}
+
 function cellOf(slice: EnvironmentSlice): SliceHealth {
   const state = slice.state;
   return {
@@ -292,21 +372,33 @@ function cellOf(slice: EnvironmentSlice): SliceHealth {
   };
 }
 
-/** The environment x check matrix of a system's slices. */
+/**
+ * The environment x check matrix of a system's slices; each row says which
+ * components its check targets (the same on every slice of the check).
+ */
 export function matrixOf(
   slices: readonly EnvironmentSlice[],
 ): Pick<SystemHealthDetails, 'environmentNames' | 'checks'> {
   const environmentNames = [...new Set(slices.map(s => s.environment))].sort();
   const byCheck = new Map<string, Record<string, SliceHealth>>();
+  const componentsByCheck = new Map<string, string[]>();
   for (const slice of slices) {
     const cells = byCheck.get(slice.checkId) ?? {};
     cells[slice.environment] = cellOf(slice);
     byCheck.set(slice.checkId, cells);
+    if (slice.components) {
+      componentsByCheck.set(slice.checkId, slice.components);
+    }
   }
   return {
     environmentNames,
-    checks: [...byCheck.keys()]
-      .sort()
-      .map(checkId => ({ checkId, cells: byCheck.get(checkId)! })),
+    checks: [...byCheck.keys()].sort().map(checkId => {
+      const components = componentsByCheck.get(checkId);
+      return {
+        checkId,
+        ...(components && { components }),
+        cells: byCheck.get(checkId)!,
+      };
+    }),
   };
 }

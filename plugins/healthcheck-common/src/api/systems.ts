@@ -11,6 +11,8 @@ export interface RollupReason {
   status: HealthStatus;
   /** The failing condition as Gatus shows it (`[STATUS] (500) == 200`), or the probe error. */
   display: string;
+  /** Canonical refs of the Components the check targets, when it names any. */
+  components?: string[];
 }
 
 /**
@@ -158,8 +160,15 @@ export interface SliceHealth {
 export interface SystemHealthDetails extends SystemHealthSummary {
   /** Environment names, sorted; the matrix's columns. */
   environmentNames: string[];
-  /** One row per check, with a cell per environment it runs in. */
-  checks: Array<{ checkId: string; cells: Record<string, SliceHealth> }>;
+  /**
+   * One row per check, with a cell per environment it runs in and the
+   * canonical refs of the Components it targets, when it names any.
+   */
+  checks: Array<{
+    checkId: string;
+    components?: string[];
+    cells: Record<string, SliceHealth>;
+  }>;
 }
 
 /**
@@ -224,4 +233,51 @@ export interface SystemHistoryResponse {
   };
   items: Array<RunEntry | HourEntry>;
   nextCursor?: string;
+}
+
+/**
+ * `GET /v1/slices/{sliceId}/runs`: a page of one slice's runs, newest first.
+ * @public
+ */
+export interface SliceRunsResponse {
+  runs: RunEntry[];
+  /** Pass as `cursor` for the next page; absent on the last one. */
+  nextCursor?: string;
+}
+
+/**
+ * A window of up-time per slice, ending now.
+ * @public
+ */
+export type SliceUptimeWindow = '24h' | '7d' | '30d';
+
+/**
+ * The windows of {@link SliceUptimeResponse}, shortest first, and their
+ * lengths in ms.
+ * @public
+ */
+export const SLICE_UPTIME_WINDOWS: ReadonlyArray<{
+  window: SliceUptimeWindow;
+  ms: number;
+}> = [
+  { window: '24h', ms: 24 * 3_600_000 },
+  { window: '7d', ms: 7 * 24 * 3_600_000 },
+  { window: '30d', ms: 30 * 24 * 3_600_000 },
+];
+
+/**
+ * `GET /v1/systems/{namespace}/{name}/uptime`: the time-weighted up-time of
+ * each slice of a system (each cell of its matrix) over each window.
+ * @public
+ */
+export interface SliceUptimeResponse {
+  /** ISO 8601: the end of every window. */
+  to: string;
+  windows: SliceUptimeWindow[];
+  /**
+   * Per slice id, per window: up / (up + down) from 0 to 1, paused and
+   * unknown time left out; `null` when the window has no up or down time.
+   * A slice without any history in the windows may be missing.
+   */
+  slices: Record<string, Record<SliceUptimeWindow, number | null>>;
 }

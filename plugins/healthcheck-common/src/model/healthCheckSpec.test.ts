@@ -34,6 +34,7 @@ describe('resolveCheckTiming', () => {
 describe('healthCheckSpecSchema', () => {
   it('lists every field of HealthCheckSpec and closes the object', () => {
     expect(Object.keys(healthCheckSpecSchema.properties).sort()).toEqual([
+      'components',
       'conditions',
       'config',
       'environmentOverrides',

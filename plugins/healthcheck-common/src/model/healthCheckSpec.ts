@@ -57,6 +57,13 @@ export interface HealthCheckSpec {
   thresholds?: HealthCheckThresholds;
   /** Refs of the systems the check is assigned to; the kind defaults to System. */
   systems: string[];
+  /**
+   * Refs of the Components the check probes; the kind defaults to Component.
+   * They say which components an outage of the check affects (the Health
+   * tab of a Component, upstream attribution of notifications); they create
+   * no slices.
+   */
+  components?: string[];
   /** Only these environments of each system, when present. */
   environments?: string[];
   /** A paused check keeps its definition and runs nowhere. */
@@ -172,6 +179,12 @@ export const healthCheckSpecSchema = {
       minItems: 1,
       items: nonEmptyString,
       description: 'Refs of the systems the check is assigned to',
+    },
+    components: {
+      type: 'array',
+      items: nonEmptyString,
+      description:
+        'Refs of the Components the check probes; the kind defaults to Component',
     },
     environments: {
       type: 'array',

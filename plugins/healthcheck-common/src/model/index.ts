@@ -10,6 +10,7 @@ export type {
   HealthCheckSpec,
   HealthCheckThresholds,
 } from './healthCheckSpec';
+export { canonicalComponentRef, canonicalComponentRefs } from './componentRefs';
 export {
   applyEnvironmentOverride,
   canonicalEnvironmentName,

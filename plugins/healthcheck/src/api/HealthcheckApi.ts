@@ -4,6 +4,8 @@ import {
   CheckSummary,
   HealthCheckSpec,
   ListSystemsQuery,
+  SliceRunsResponse,
+  SliceUptimeResponse,
   SystemHealthDetails,
   SystemHistoryResponse,
   SystemListResponse,
@@ -61,6 +63,20 @@ export interface HealthcheckApi {
       to?: Date;
     },
   ): Promise<SystemHistoryResponse>;
+  /**
+   * One page of a slice's runs whose tick time is in `[from, to)` (by
+   * default the last 24 hours), newest first; pass the page's `nextCursor`
+   * as `cursor` for the next one. `limit` is 1 to 1000, 100 by default.
+   */
+  listSliceRuns(
+    sliceId: string,
+    query?: { from?: Date; to?: Date; limit?: number; cursor?: string },
+  ): Promise<SliceRunsResponse>;
+  /**
+   * The up-time of each slice of a system (each cell of its matrix) over
+   * the last 24 hours, 7 days and 30 days.
+   */
+  getSliceUptimes(systemRef: string): Promise<SliceUptimeResponse>;
   /** The badge's SVG URL (loaded with Backstage's cookie; public when configured). */
   badgeUrl(systemRef: string, options?: BadgeOptions): Promise<string>;
 }

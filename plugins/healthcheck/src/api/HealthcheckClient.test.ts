@@ -57,6 +57,59 @@ describe('HealthcheckClient', () => {
     );
   });
 
+  it('asks for a page of a slice’s runs with the range as ISO times and the cursor', async () => {
+    const page = {
+      runs: [{ sliceId: 's', status: 'healthy' }],
+      nextCursor: 'c2',
+    };
+    const { client, fetch } = clientAnswering(
+      new Response(JSON.stringify(page), { status: 200 }),
+    );
+    await expect(
+      client.listSliceRuns(
+        'healthcheck:payments-db:system%3Adefault%2Fpayments:production',
+        {
+          from: new Date('2026-11-01T00:00:00Z'),
+          to: new Date('2026-11-02T00:00:00Z'),
+          limit: 1000,
+          cursor: 'c1',
+        },
+      ),
+    ).resolves.toEqual(page);
+    expect(fetch).toHaveBeenCalledWith(
+      'http://backend.test/api/healthcheck/v1/slices/healthcheck%3Apayments-db%3Asystem%253Adefault%252Fpayments%3Aproduction/runs?from=2026-11-01T00%3A00%3A00.000Z&to=2026-11-02T00%3A00%3A00.000Z&limit=1000&cursor=c1',
+      { method: 'GET' },
+    );
+  });
+
+  it('asks for a slice’s runs without a query, leaving the range to the backend', async () => {
+    const { client, fetch } = clientAnswering(
+      new Response(JSON.stringify({ runs: [] }), { status: 200 }),
+    );
+    await client.listSliceRuns('s');
+    expect(fetch.mock.calls[0][0]).toBe(
+      'http://backend.test/api/healthcheck/v1/slices/s/runs',
+    );
+  });
+
+  it('asks for the up-time of each slice of a system', async () => {
+    const body = {
+      to: '2026-11-30T12:00:00.000Z',
+      windows: ['24h', '7d', '30d'],
+      slices: { s: { '24h': 1, '7d': 0.99, '30d': null } },
+    };
+    const { client, fetch } = clientAnswering(
+      new Response(JSON.stringify(body), { status: 200 }),
+    );
+    await expect(
+      client.getSliceUptimes('system:default/payments'),
+    ).resolves.toEqual(body);
+    expect(fetch).toHaveBeenCalledWith(
+      'http://backend.test/api/healthcheck/v1/systems/default/payments/uptime',
+      { method: 'GET' },
+    );
+  });
+
   it('builds the badge URL of a system for a kind and window', async () => {
     const { client } = clientAnswering(new Response('{}'));
     await expect(

@@ -6,6 +6,8 @@ import {
   HealthCheckSpec,
   HealthcheckSystemsClient,
   ListSystemsQuery,
+  SliceRunsResponse,
+  SliceUptimeResponse,
   SystemHealthDetails,
   SystemHistoryResponse,
   SystemListResponse,
@@ -95,6 +97,27 @@ export class HealthcheckClient implements HealthcheckApi {
     return await this.#request(
       `${systemPath(systemRef)}/history?${params.toString()}`,
     );
+  }
+
+  async listSliceRuns(
+    sliceId: string,
+    query: { from?: Date; to?: Date; limit?: number; cursor?: string } = {},
+  ): Promise<SliceRunsResponse> {
+    const params = new URLSearchParams();
+    if (query.from) params.set('from', query.from.toISOString());
+    if (query.to) params.set('to', query.to.toISOString());
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor) params.set('cursor', query.cursor);
+    const search = params.toString();
+    return await this.#request(
+      `/v1/slices/${encodeURIComponent(sliceId)}/runs${
+        search ? `?${search}` : ''
+      }`,
+    );
+  }
+
+  async getSliceUptimes(systemRef: string): Promise<SliceUptimeResponse> {
+    return await this.#request(`${systemPath(systemRef)}/uptime`);
   }
 
   async badgeUrl(

@@ -1,9 +1,5 @@
 import { Progress } from '@backstage/core-components';
-import {
-  discoveryApiRef,
-  fetchApiRef,
-  useApi,
-} from '@backstage/core-plugin-api';
+import { useApi } from '@backstage/core-plugin-api';
 import Box from '@material-ui/core/Box';
 import Button from '@material-ui/core/Button';
 import ButtonGroup from '@material-ui/core/ButtonGroup';
@@ -37,14 +33,15 @@ import {
   HISTORY_RANGES,
   HistoryRange,
   latestFailingRun,
+  loadNewestRuns,
   rangeMs,
   runLatencySummary,
+  SLICE_RUNS_PAGE_SIZE,
   statusChanges,
 } from './historyData';
 import { InlineError } from './InlineError';
 import { RelativeTime } from './RelativeTime';
 import { RunNowButton } from './RunNowButton';
-import { loadSliceRuns } from './sliceRuns';
 import { StatusBadge } from './StatusBadge';
 import { useStableId } from './useStableId';
 
@@ -142,8 +139,6 @@ function CellHistory(
   const { system, selected, cell, onClose, refreshKey } = props;
   const classes = useStyles();
   const api = useApi(healthcheckApiRef);
-  const discoveryApi = useApi(discoveryApiRef);
-  const fetchApi = useApi(fetchApiRef);
   const titleId = useStableId('healthcheck-cell-history');
   const [range, setRange] = useState<HistoryRange>('24h');
   const { state } = useCheckDetails(selected.checkId);
@@ -160,19 +155,21 @@ function CellHistory(
     refreshKey,
   ].join('|');
 
+  // The cell's own runs: the system history in `runs` granularity mixes
+  // every check of the environment, too few of this one for a day.
   const runs = useAsyncRetry(async () => {
     const to = Date.now();
     const from = to - DAY_MS;
-    const loaded = await loadSliceRuns(
-      { discoveryApi, fetchApi },
-      cell.sliceId,
-      {
-        from,
-        to,
-      },
+    const loaded = await loadNewestRuns(cursor =>
+      api.listSliceRuns(cell.sliceId, {
+        from: new Date(from),
+        to: new Date(to),
+        limit: SLICE_RUNS_PAGE_SIZE,
+        cursor,
+      }),
     );
     return { ...loaded, from, to };
-  }, [discoveryApi, fetchApi, cell.sliceId, liveKey]);
+  }, [api, cell.sliceId, liveKey]);
 
   const hours = useAsyncRetry(async () => {
     if (range === '24h') {

@@ -1,4 +1,7 @@
-import { SystemHealthDetails } from '@vigil/plugin-healthcheck-common';
+import {
+  SliceUptimeResponse,
+  SystemHealthDetails,
+} from '@vigil/plugin-healthcheck-common';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import {
@@ -11,6 +14,9 @@ import {
   makeApi,
   renderTab,
   cell,
+  passingRun,
+  failingRun,
+  sliceUptimes,
 } from './__testUtils__/healthTab';
 
 describe('EntityHealthContent', () => {
@@ -72,6 +78,76 @@ describe('EntityHealthContent', () => {
     );
   });
 
+  it('shows each cell’s up-time over 24 hours, 7 days and 30 days once loaded, after the matrix', async () => {
+    let answer: (value: SliceUptimeResponse) => void = () => {};
+    const api = makeApi({
+      getSliceUptimes: jest.fn(
+        () =>
+          new Promise<SliceUptimeResponse>(resolve => {
+            answer = resolve;
+          }),
+      ),
+    });
+    await renderTab({ api });
+
+    // The matrix is there while the up-time is still on its way.
+    const prod = await screen.findByTestId(`cell-${GIT_CHECK}-production`);
+    expect(within(prod).getByText('up-time loading…')).toBeInTheDocument();
+    expect(prod).toHaveAccessibleName(/, up-time loading\. Show history$/);
+    expect(api.getSliceUptimes).toHaveBeenCalledTimes(1);
+    expect(api.getSliceUptimes).toHaveBeenCalledWith('system:default/payments');
+
+    act(() => answer(sliceUptimes()));
+    expect(await within(prod).findByText('98.75%')).toBeInTheDocument();
+    expect(within(prod).getByText('99.81%')).toBeInTheDocument();
+    expect(within(prod).getByText('99.93%')).toBeInTheDocument();
+    expect(within(prod).getByText('98.75%').closest('span')).toHaveAttribute(
+      'title',
+      'Up-time over the last 24 hours',
+    );
+    expect(prod).toHaveAccessibleName(
+      /123 ms, up-time 98\.75% over 24 hours, 99\.81% over 7 days, 99\.93% over 30 days\. Show history$/,
+    );
+    expect(
+      within(cell(GIT_CHECK, 'staging')).getAllByText('100%'),
+    ).toHaveLength(3);
+    // A window without up or down time, and a cell without any history.
+    const dbProduction = cell(API_CHECK, 'production');
+    expect(within(dbProduction).getByText('99.90%')).toBeInTheDocument();
+    expect(within(dbProduction).getByText('–')).toBeInTheDocument();
+    expect(dbProduction).toHaveAccessibleName(
+      /100% over 24 hours, 99\.90% over 7 days, no data over 30 days\./,
+    );
+    expect(within(cell(API_CHECK, 'staging')).getAllByText('–')).toHaveLength(
+      3,
+    );
+  });
+
+  it('keeps the matrix when the up-time of its cells cannot be loaded, and offers a retry', async () => {
+    const getSliceUptimes = jest
+      .fn<Promise<SliceUptimeResponse>, [string]>()
+      .mockRejectedValueOnce(new Error('too slow'))
+      .mockResolvedValue(sliceUptimes());
+    await renderTab({ api: makeApi({ getSliceUptimes }) });
+
+    expect(
+      await screen.findByText(
+        'Could not load the up-time of the cells: too slow',
+      ),
+    ).toBeInTheDocument();
+    const prod = cell(GIT_CHECK, 'production');
+    expect(within(prod).getByText('Unhealthy')).toBeInTheDocument();
+    expect(within(prod).queryByText(/up-time/)).toBeNull();
+    expect(prod).toHaveAccessibleName(/123 ms\. Show history$/);
+
+    const alert = screen
+      .getByText(/Could not load the up-time of the cells/)
+      .closest('[role="alert"]') as HTMLElement;
+    await userEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await within(prod).findByText('98.75%')).toBeInTheDocument();
+    expect(getSliceUptimes).toHaveBeenCalledTimes(2);
+  });
+
   it('runs a check now for a user with the permission, reports the runs and refreshes', async () => {
     const { api, alertApi } = await renderTab({ allowRun: true });
     const button = await screen.findByRole('button', {
@@ -92,8 +168,8 @@ describe('EntityHealthContent', () => {
   });
 
   it('opens the history of a cell with its charts and the failing conditions of the latest failing run', async () => {
-    const { api, fetchApi } = await renderTab();
-    expect(fetchApi.fetch).not.toHaveBeenCalled();
+    const { api } = await renderTab();
+    expect(api.listSliceRuns).not.toHaveBeenCalled();
     await userEvent.click(
       await screen.findByTestId(`cell-${GIT_CHECK}-production`),
     );
@@ -123,14 +199,17 @@ describe('EntityHealthContent', () => {
       within(failing).queryByText('[RESPONSE_TIME] (123) < 500'),
     ).toBeNull();
 
-    expect(fetchApi.fetch).toHaveBeenCalledTimes(1);
-    const url = String(fetchApi.fetch.mock.calls[0][0]);
-    expect(url).toContain(
-      `http://backend/api/healthcheck/v1/slices/${encodeURIComponent(
-        SLICE_PROD,
-      )}/runs?`,
-    );
-    expect(url).toContain('limit=1000');
+    // The cell's own runs of the last 24 hours, a full page at a time.
+    expect(api.listSliceRuns).toHaveBeenCalledTimes(1);
+    const [sliceId, query] = api.listSliceRuns.mock.calls[0];
+    expect(sliceId).toBe(SLICE_PROD);
+    expect(query).toEqual({
+      from: expect.any(Date),
+      to: expect.any(Date),
+      limit: 1000,
+      cursor: undefined,
+    });
+    expect(query.to.getTime() - query.from.getTime()).toBe(86_400_000);
 
     // Beyond 24 hours: the environment's hourly aggregates.
     api.getSystemHistory.mockClear();
@@ -168,12 +247,12 @@ describe('EntityHealthContent', () => {
       }),
     };
     const api = makeApi();
-    const { fetchApi } = await renderTab({ api, signalApi });
+    await renderTab({ api, signalApi });
     await userEvent.click(
       await screen.findByTestId(`cell-${GIT_CHECK}-production`),
     );
     await screen.findByTestId('status-timeline');
-    expect(fetchApi.fetch).toHaveBeenCalledTimes(1);
+    expect(api.listSliceRuns).toHaveBeenCalledTimes(1);
     expect(screen.getByText(/^Live/)).toBeInTheDocument();
 
     api.getSystem.mockResolvedValue(
@@ -188,7 +267,30 @@ describe('EntityHealthContent', () => {
       }),
     );
     await waitFor(() => expect(api.getSystem).toHaveBeenCalledTimes(2));
-    await waitFor(() => expect(fetchApi.fetch).toHaveBeenCalledTimes(2));
+    await waitFor(() => expect(api.listSliceRuns).toHaveBeenCalledTimes(2));
+  });
+
+  it('loads at most three pages of a cell’s runs, and says when older ones are left out', async () => {
+    const api = makeApi({
+      listSliceRuns: jest.fn(
+        async (_sliceId: string, query: { cursor?: string }) => ({
+          runs: [query.cursor ? passingRun : failingRun],
+          nextCursor: `${query.cursor ?? ''}+`,
+        }),
+      ),
+    });
+    await renderTab({ api });
+    await userEvent.click(
+      await screen.findByTestId(`cell-${GIT_CHECK}-production`),
+    );
+    expect(
+      await screen.findByText(
+        'Showing the newest 3 runs; older runs of the range are left out.',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      api.listSliceRuns.mock.calls.map(([, query]) => query.cursor),
+    ).toEqual([undefined, '+', '++']);
   });
 
   it('links a GitOps check to its file in Git and says who changed an API check', async () => {
@@ -259,21 +361,7 @@ describe('EntityHealthContent', () => {
     expect(getSystem).toHaveBeenCalledTimes(2);
   });
 
-  it('shows a component the checks of its system, and says so', async () => {
-    const { api } = await renderTab({ entity: componentEntity });
-    expect(
-      await screen.findByTestId(`cell-${GIT_CHECK}-production`),
-    ).toBeInTheDocument();
-    expect(api.getSystem).toHaveBeenCalledWith('system:default/payments');
-    expect(
-      screen.getByText(
-        /the API cannot tell which of them probe this component/,
-      ),
-    ).toBeInTheDocument();
-    expect(
-      screen.getAllByRole('link', { name: /payments/ })[0],
-    ).toHaveAttribute('href', '/catalog/default/system/payments');
-  });
+  // What a Component's tab shows: EntityHealthContent.component.test.tsx.
 
   it('explains that a component without a system has no health', async () => {
     const { api } = await renderTab({

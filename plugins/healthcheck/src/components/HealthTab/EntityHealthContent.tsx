@@ -5,11 +5,10 @@ import {
 } from '@backstage/core-components';
 import { useApi } from '@backstage/core-plugin-api';
 import { Entity } from '@backstage/catalog-model';
-import { EntityRefLink, useEntity } from '@backstage/plugin-catalog-react';
+import { useEntity } from '@backstage/plugin-catalog-react';
 import { usePermission } from '@backstage/plugin-permission-react';
 import Button from '@material-ui/core/Button';
 import Grid from '@material-ui/core/Grid';
-import Typography from '@material-ui/core/Typography';
 import { healthcheckCheckRunPermission } from '@vigil/plugin-healthcheck-common';
 import { useCallback, useMemo, useState } from 'react';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
@@ -17,15 +16,17 @@ import { useSystemHealth } from '../../hooks';
 import { systemRefOfEntity } from '../../status';
 import { CellHistoryDrawer } from './CellHistoryDrawer';
 import { CheckDetailsContext, CheckDetailsStore } from './checkDetailsStore';
+import { ComponentChecksCaption, useComponentChecks } from './ComponentChecks';
 import { EmptyHealthState } from './EmptyHealthState';
 import { HealthMatrix, SelectedCell } from './HealthMatrix';
 import { NowProvider } from './RelativeTime';
 import { RollupCard } from './RollupCard';
 import { UptimeCard } from './UptimeCard';
+import { useSliceUptimes } from './useSliceUptimes';
 
 /**
  * Whether the Health tab applies to an entity: Systems, and Components
- * (which show the checks of their system).
+ * (which show the checks of their system that target them).
  * @public
  */
 export function isHealthTabAvailable(entity: Entity): boolean {
@@ -48,8 +49,8 @@ export interface EntityHealthContentProps {
 /**
  * The Health tab of a System (or Component) entity page: the rollup,
  * up-time per environment, and the environment x check matrix with each
- * cell's history, "Run now" and each check's source. Live through signals,
- * polling without them.
+ * cell's up-time and history, "Run now" and each check's source. Live
+ * through signals, polling without them.
  * @public
  */
 export function EntityHealthContent(props: EntityHealthContentProps = {}) {
@@ -91,6 +92,7 @@ function SystemHealthContent(props: {
     retry,
     live,
   } = useSystemHealth(systemRef);
+  const uptimes = useSliceUptimes(system);
   const store = useMemo(
     () => new CheckDetailsStore(id => api.getCheck(id)),
     [api],
@@ -109,6 +111,7 @@ function SystemHealthContent(props: {
     retry();
   }, [retry]);
   const onClose = useCallback(() => setSelected(undefined), []);
+  const componentView = useComponentChecks(system, componentEntity);
 
   if (loading && !system) {
     return <Progress />;
@@ -127,13 +130,8 @@ function SystemHealthContent(props: {
     );
   }
 
-  const caption = componentEntity ? (
-    <Typography variant="body2" color="textSecondary" paragraph>
-      This component is part of{' '}
-      <EntityRefLink entityRef={systemRef} defaultKind="system" />. Shown are
-      all the checks of that system: health checks target systems and their
-      environments, so the API cannot tell which of them probe this component.
-    </Typography>
+  const caption = componentView ? (
+    <ComponentChecksCaption systemRef={systemRef} view={componentView} />
   ) : null;
 
   if (!system || system.checks.length === 0) {
@@ -143,6 +141,11 @@ function SystemHealthContent(props: {
         <EmptyHealthState systemRef={systemRef} />
       </>
     );
+  }
+  // On a Component's page, the rows of the checks that target it.
+  const shown = componentView?.system ?? system;
+  if (shown.checks.length === 0) {
+    return caption;
   }
 
   return (
@@ -161,9 +164,10 @@ function SystemHealthContent(props: {
         </Grid>
         <Grid item xs={12}>
           <HealthMatrix
-            system={system}
+            system={shown}
             selected={selected}
             onOpenCell={setSelected}
+            uptimes={uptimes}
             permission={permission}
             onRunStarted={onRunStarted}
             refreshDelayMs={refreshAfterRunMs}
@@ -171,7 +175,7 @@ function SystemHealthContent(props: {
         </Grid>
       </Grid>
       <CellHistoryDrawer
-        system={system}
+        system={shown}
         selected={selected}
         onClose={onClose}
         refreshKey={refreshKey}

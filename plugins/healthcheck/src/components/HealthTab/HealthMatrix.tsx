@@ -4,13 +4,23 @@ import Typography from '@material-ui/core/Typography';
 import { makeStyles } from '@material-ui/core/styles';
 import {
   SliceHealth,
+  SliceUptimeResponse,
+  SliceUptimeWindow,
   SystemHealthDetails,
 } from '@vigil/plugin-healthcheck-common';
 import { useMemo } from 'react';
 import { presentStatus } from '../../status';
 import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
 import { CheckSource } from './CheckSource';
-import { formatDuration, formatRelative, shortCheckName } from './format';
+import {
+  describeCellUptime,
+  formatCellUptime,
+  formatDuration,
+  formatRelative,
+  shortCheckName,
+} from './format';
+import { HISTORY_RANGES } from './historyData';
+import { InlineError } from './InlineError';
 import { RelativeTime } from './RelativeTime';
 import { RunNowButton } from './RunNowButton';
 import { StatusBadge } from './StatusBadge';
@@ -36,7 +46,32 @@ const useStyles = makeStyles(theme => ({
     background: theme.palette.action.selected,
   },
   meta: { color: theme.palette.text.secondary, lineHeight: 1.4 },
+  uptime: {
+    display: 'flex',
+    flexWrap: 'wrap',
+    gap: theme.spacing(0, 1),
+    color: theme.palette.text.secondary,
+    lineHeight: 1.4,
+    '& strong': { color: theme.palette.text.primary, fontWeight: 500 },
+  },
 }));
+
+/** A cell's up-time per window; a window without data is null or absent. */
+type CellUptime = Partial<Record<SliceUptimeWindow, number | null>>;
+
+/** Where the up-time of the cells is: loading, there, or failed to load. */
+type UptimeStatus = 'loading' | 'loaded' | 'failed';
+
+/**
+ * The up-time of the cells, loaded apart from the matrix: the state of
+ * `useSliceUptimes`.
+ */
+export interface MatrixUptimes {
+  value?: SliceUptimeResponse;
+  loading: boolean;
+  error?: Error;
+  retry: () => void;
+}
 
 /** A cell of the matrix, chosen to show its history. */
 export interface SelectedCell {
@@ -73,12 +108,38 @@ export function CheckName(props: { checkId: string }) {
   );
 }
 
+/** A cell's up-time over 24 hours, 7 days and 30 days, in one short line. */
+function CellUptimeLine(props: { uptime?: CellUptime; status: UptimeStatus }) {
+  const classes = useStyles();
+  if (props.status === 'failed') {
+    return null;
+  }
+  if (props.status === 'loading') {
+    return (
+      <Typography variant="caption" className={classes.meta}>
+        up-time loading…
+      </Typography>
+    );
+  }
+  return (
+    <Typography variant="caption" component="span" className={classes.uptime}>
+      {HISTORY_RANGES.map(({ range, label }) => (
+        <span key={range} title={`Up-time over the last ${label}`}>
+          {range} <strong>{formatCellUptime(props.uptime?.[range])}</strong>
+        </span>
+      ))}
+    </Typography>
+  );
+}
+
 function MatrixCell(props: {
   cell: SliceHealth | undefined;
   environment: string;
   checkId: string;
   selected: boolean;
   onOpen: (cell: SelectedCell) => void;
+  uptime?: CellUptime;
+  uptimeStatus: UptimeStatus;
 }) {
   const { cell, environment, checkId, selected, onOpen } = props;
   const classes = useStyles();
@@ -95,11 +156,17 @@ function MatrixCell(props: {
     );
   }
   const title = checkTitleOf(state, shortCheckName(checkId));
+  // A button's content is not read out: its name has to say everything.
+  const uptimeWords = {
+    loading: ', up-time loading',
+    loaded: `, ${describeCellUptime(props.uptime)}`,
+    failed: '',
+  }[props.uptimeStatus];
   const label = `${title} in ${environment}: ${
     presentStatus(cell.status).label
   }, last run ${formatRelative(cell.lastRunAt)}, ${formatDuration(
     cell.lastDurationMs,
-  )}. Show history`;
+  )}${uptimeWords}. Show history`;
   return (
     <ButtonBase
       className={`${classes.cell} ${selected ? classes.selected : ''}`}
@@ -115,6 +182,7 @@ function MatrixCell(props: {
         {' · '}
         {formatDuration(cell.lastDurationMs)}
       </Typography>
+      <CellUptimeLine uptime={props.uptime} status={props.uptimeStatus} />
     </ButtonBase>
   );
 }
@@ -142,6 +210,7 @@ export interface HealthMatrixProps {
   system: SystemHealthDetails;
   selected?: SelectedCell;
   onOpenCell: (cell: SelectedCell) => void;
+  uptimes: MatrixUptimes;
   permission: { loading: boolean; allowed: boolean };
   onRunStarted: () => void;
   refreshDelayMs?: number;
@@ -150,19 +219,28 @@ export interface HealthMatrixProps {
 
 /**
  * The environment x check matrix: a row per check, a column per
- * environment; each cell shows status, last run and latency, and opens
- * the cell's history. Each row has the check's source and "Run now".
+ * environment; each cell shows status, last run, latency and up-time over
+ * 24 hours, 7 days and 30 days (once loaded), and opens the cell's
+ * history. Each row has the check's source and "Run now".
  */
 export function HealthMatrix(props: HealthMatrixProps) {
   const {
     system,
     selected,
     onOpenCell,
+    uptimes,
     permission,
     onRunStarted,
     refreshDelayMs,
     title,
   } = props;
+  const uptimeSlices = uptimes.value?.slices;
+  let uptimeStatus: UptimeStatus = 'loading';
+  if (uptimeSlices) {
+    uptimeStatus = 'loaded';
+  } else if (uptimes.error) {
+    uptimeStatus = 'failed';
+  }
 
   const columns = useMemo<TableColumn<MatrixRow>[]>(
     () => [
@@ -187,6 +265,11 @@ export function HealthMatrix(props: HealthMatrixProps) {
                 selected.environment === environment
               }
               onOpen={onOpenCell}
+              uptime={
+                row.cells[environment] &&
+                uptimeSlices?.[row.cells[environment].sliceId]
+              }
+              uptimeStatus={uptimeStatus}
             />
           ),
         }),
@@ -215,6 +298,8 @@ export function HealthMatrix(props: HealthMatrixProps) {
       system.environmentNames,
       selected,
       onOpenCell,
+      uptimeSlices,
+      uptimeStatus,
       permission,
       onRunStarted,
       refreshDelayMs,
@@ -228,19 +313,30 @@ export function HealthMatrix(props: HealthMatrixProps) {
   }));
 
   return (
-    <Table<MatrixRow>
-      title={
-        title ??
-        `${system.checks.length} ${
-          system.checks.length === 1 ? 'check' : 'checks'
-        } × ${system.environmentNames.length} ${
-          system.environmentNames.length === 1 ? 'environment' : 'environments'
-        }`
-      }
-      subtitle="Select a cell to see its history"
-      options={{ paging: false, search: false, padding: 'dense' }}
-      columns={columns}
-      data={data}
-    />
+    <>
+      {uptimes.error && (
+        <InlineError
+          message="Could not load the up-time of the cells"
+          error={uptimes.error}
+          onRetry={uptimes.retry}
+        />
+      )}
+      <Table<MatrixRow>
+        title={
+          title ??
+          `${system.checks.length} ${
+            system.checks.length === 1 ? 'check' : 'checks'
+          } × ${system.environmentNames.length} ${
+            system.environmentNames.length === 1
+              ? 'environment'
+              : 'environments'
+          }`
+        }
+        subtitle="Select a cell to see its history"
+        options={{ paging: false, search: false, padding: 'dense' }}
+        columns={columns}
+        data={data}
+      />
+    </>
   );
 }

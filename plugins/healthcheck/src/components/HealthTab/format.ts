@@ -1,3 +1,5 @@
+import { HISTORY_RANGES, HistoryRange } from './historyData';
+
 const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
@@ -60,6 +62,24 @@ export function formatUptime(uptime: number | undefined): string {
   }
   // Never round a failing up-time up to 100%.
   return `${(Math.floor(uptime * 10_000) / 100).toFixed(2)}%`;
+}
+
+/** The up-time of a matrix cell over one window, `99.95%`; an en dash without data. */
+export function formatCellUptime(uptime: number | null | undefined): string {
+  return uptime === null || uptime === undefined ? '–' : formatUptime(uptime);
+}
+
+/**
+ * The up-time of a matrix cell in words, for its accessible name:
+ * `up-time 99.95% over 24 hours, 100% over 7 days, no data over 30 days`.
+ */
+export function describeCellUptime(
+  uptime: Partial<Record<HistoryRange, number | null>> | undefined,
+): string {
+  return `up-time ${HISTORY_RANGES.map(
+    ({ range, label }) =>
+      `${formatUptime(uptime?.[range] ?? undefined)} over ${label}`,
+  ).join(', ')}`;
 }
 
 /** A short label of a check id: the name of a GitOps entity ref, or the API id. */

@@ -1,11 +1,18 @@
 import { HourEntry, RunEntry } from '@vigil/plugin-healthcheck-common';
 import { CheckDetailsStore } from './checkDetailsStore';
-import { formatDuration, formatUptime, urlOfLocation } from './format';
+import {
+  describeCellUptime,
+  formatCellUptime,
+  formatDuration,
+  formatUptime,
+  urlOfLocation,
+} from './format';
 import {
   BUCKETS,
   chartHours,
   chartRuns,
   latestFailingRun,
+  loadNewestRuns,
   MAX_RAW_POINTS,
   statusChanges,
 } from './historyData';
@@ -169,5 +176,50 @@ describe('CheckDetailsStore', () => {
     expect(store.get('a')).toEqual({ status: 'loaded', value: { id: 'a' } });
     store.request('a');
     expect(load).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe('loadNewestRuns', () => {
+  it('follows the cursor until the last page', async () => {
+    const loadPage = jest.fn(async (cursor: string | undefined) =>
+      cursor
+        ? { runs: [run(1)] }
+        : { runs: [run(3), run(2)], nextCursor: 'next' },
+    );
+    expect(await loadNewestRuns(loadPage)).toEqual({
+      runs: [run(3), run(2), run(1)],
+      truncated: false,
+    });
+    expect(loadPage.mock.calls).toEqual([[undefined], ['next']]);
+  });
+
+  it('stops after the last page it may load, and says that runs were left out', async () => {
+    const loadPage = jest.fn(async (cursor: string | undefined) => ({
+      runs: [run(Number(cursor ?? 0))],
+      nextCursor: String(Number(cursor ?? 0) + 1),
+    }));
+    expect(await loadNewestRuns(loadPage, 2)).toEqual({
+      runs: [run(0), run(1)],
+      truncated: true,
+    });
+    expect(loadPage).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('cell up-time', () => {
+  it('formats a window compactly, an en dash without data', () => {
+    expect(formatCellUptime(0.99951)).toBe('99.95%');
+    expect(formatCellUptime(1)).toBe('100%');
+    expect(formatCellUptime(null)).toBe('–');
+    expect(formatCellUptime(undefined)).toBe('–');
+  });
+
+  it('says every window in words for the accessible name', () => {
+    expect(describeCellUptime({ '24h': 0.5, '7d': 1, '30d': null })).toBe(
+      'up-time 50.00% over 24 hours, 100% over 7 days, no data over 30 days',
+    );
+    expect(describeCellUptime(undefined)).toBe(
+      'up-time no data over 24 hours, no data over 7 days, no data over 30 days',
+    );
   });
 });

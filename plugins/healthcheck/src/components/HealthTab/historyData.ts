@@ -2,6 +2,7 @@ import {
   HealthStatus,
   HourEntry,
   RunEntry,
+  SliceRunsResponse,
   worstStatus,
 } from '@vigil/plugin-healthcheck-common';
 
@@ -281,4 +282,37 @@ export function latestFailingRun(
     failures.push(`${latest.error.kind}: ${latest.error.message}`);
   }
   return { run: latest, failures };
+}
+
+/** Runs per page asked of the backend for a cell's history (its maximum). */
+export const SLICE_RUNS_PAGE_SIZE = 1000;
+/** Pages loaded at most for one cell history, so one click stays cheap. */
+export const SLICE_RUNS_MAX_PAGES = 3;
+
+/** The newest runs of a range. */
+export interface NewestRuns {
+  runs: RunEntry[];
+  /** True when the range had more runs than were loaded (the oldest are left out). */
+  truncated: boolean;
+}
+
+/**
+ * The runs of pages that come newest first, following each page's
+ * `nextCursor` for at most `maxPages` pages.
+ */
+export async function loadNewestRuns(
+  loadPage: (cursor: string | undefined) => Promise<SliceRunsResponse>,
+  maxPages: number = SLICE_RUNS_MAX_PAGES,
+): Promise<NewestRuns> {
+  const runs: RunEntry[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const loaded = await loadPage(cursor);
+    runs.push(...loaded.runs);
+    cursor = loaded.nextCursor;
+    if (!cursor) {
+      return { runs, truncated: false };
+    }
+  }
+  return { runs, truncated: true };
 }

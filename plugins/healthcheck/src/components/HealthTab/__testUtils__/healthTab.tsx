@@ -1,10 +1,6 @@
 /* Fixtures and the render helper of the Health tab's tests. */
 import { Entity } from '@backstage/catalog-model';
-import {
-  alertApiRef,
-  discoveryApiRef,
-  fetchApiRef,
-} from '@backstage/core-plugin-api';
+import { alertApiRef } from '@backstage/core-plugin-api';
 import {
   EntityProvider,
   entityRouteRef,
@@ -20,6 +16,7 @@ import { screen } from '@testing-library/react';
 import {
   CheckDetails,
   RunEntry,
+  SliceUptimeResponse,
   SystemHealthDetails,
   SystemHistoryResponse,
 } from '@vigil/plugin-healthcheck-common';
@@ -226,8 +223,29 @@ export const passingRun: RunEntry = {
   conditions: [],
 };
 
+/**
+ * Up-time per cell: the failing production cell below 100%, the API check
+ * without data over 30 days in production and without any in staging.
+ */
+export function sliceUptimes(): SliceUptimeResponse {
+  return {
+    to: ago(0),
+    windows: ['24h', '7d', '30d'],
+    slices: {
+      [SLICE_PROD]: { '24h': 0.9875, '7d': 0.99812, '30d': 0.9993 },
+      'slice-git-staging': { '24h': 1, '7d': 1, '30d': 1 },
+      'slice-db-production': { '24h': 1, '7d': 0.999, '30d': null },
+    },
+  };
+}
+
 export type MockedApi = Record<
-  'getSystem' | 'getSystemHistory' | 'getCheck' | 'runCheck',
+  | 'getSystem'
+  | 'getSystemHistory'
+  | 'getSliceUptimes'
+  | 'listSliceRuns'
+  | 'getCheck'
+  | 'runCheck',
   jest.Mock
 >;
 
@@ -235,6 +253,8 @@ export function makeApi(overrides: Partial<MockedApi> = {}): MockedApi {
   return {
     getSystem: jest.fn(async () => makeSystem()),
     getSystemHistory: jest.fn(async () => history()),
+    getSliceUptimes: jest.fn(async () => sliceUptimes()),
+    listSliceRuns: jest.fn(async () => ({ runs: [failingRun, passingRun] })),
     getCheck: jest.fn(async (id: string) => checks[id]),
     runCheck: jest.fn(async (id: string) =>
       [
@@ -256,36 +276,19 @@ export function makeApi(overrides: Partial<MockedApi> = {}): MockedApi {
   };
 }
 
-export function makeFetch(runs: RunEntry[] = [failingRun, passingRun]) {
-  return {
-    fetch: jest.fn(async (_input: unknown) => ({
-      ok: true,
-      status: 200,
-      json: async () => ({ runs }),
-    })),
-  };
-}
-
 export interface Options {
   entity?: Entity;
   api?: ReturnType<typeof makeApi>;
   allowRun?: boolean;
-  fetchApi?: ReturnType<typeof makeFetch>;
   alertApi?: { post: jest.Mock };
   signalApi?: unknown;
 }
 
 export async function renderTab(options: Options = {}) {
   const api = options.api ?? makeApi();
-  const fetchApi = options.fetchApi ?? makeFetch();
   const alertApi = options.alertApi ?? { post: jest.fn() };
   const apis: any[] = [
     [healthcheckApiRef, api],
-    [fetchApiRef, fetchApi],
-    [
-      discoveryApiRef,
-      { getBaseUrl: async () => 'http://backend/api/healthcheck' },
-    ],
     [alertApiRef, alertApi],
     [
       permissionApiRef,
@@ -305,7 +308,7 @@ export async function renderTab(options: Options = {}) {
     </TestApiProvider>,
     { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
   );
-  return { api, fetchApi, alertApi };
+  return { api, alertApi };
 }
 
 export function cell(checkId: string, environment: string) {

@@ -1,0 +1,45 @@
+import { ConfigReader } from '@backstage/config';
+import { readRollupSettings } from './rollupSettings';
+
+describe('readRollupSettings', () => {
+  it('attributes outages to upstream systems the failing checks target unless told otherwise', () => {
+    expect(readRollupSettings(new ConfigReader({}))).toEqual({
+      windowMs: 2_000,
+      notifications: {
+        productionEnvironments: ['production', 'prod'],
+        suppressUpstream: false,
+        upstreamAttribution: 'targets',
+      },
+    });
+  });
+
+  it('reads the notification settings', () => {
+    const config = new ConfigReader({
+      healthcheck: {
+        rollup: { window: '5s' },
+        notifications: {
+          productionEnvironments: ['live'],
+          suppressUpstream: true,
+          upstreamAttribution: 'any',
+        },
+      },
+    });
+    expect(readRollupSettings(config)).toEqual({
+      windowMs: 5_000,
+      notifications: {
+        productionEnvironments: ['live'],
+        suppressUpstream: true,
+        upstreamAttribution: 'any',
+      },
+    });
+  });
+
+  it('refuses an attribution it does not know, naming the choices', () => {
+    const config = new ConfigReader({
+      healthcheck: { notifications: { upstreamAttribution: 'all' } },
+    });
+    expect(() => readRollupSettings(config)).toThrow(
+      "Invalid healthcheck.notifications.upstreamAttribution 'all': use 'targets' or 'any'",
+    );
+  });
+});
