@@ -46,6 +46,7 @@ export function CheckDetailsView(props: { check: CheckDetails }) {
       ),
     ],
     ['Systems', spec.systems.join(', ')],
+    ['Components', spec.components?.join(', ') || '—'],
     ['Environments', spec.environments?.join(', ') ?? 'All of each system'],
     [
       'Thresholds',

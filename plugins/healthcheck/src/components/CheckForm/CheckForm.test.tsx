@@ -164,6 +164,15 @@ describe('CheckForm', () => {
     await paste('Condition 3', '[RESPONSE_TIME] < 500');
     // Several systems at once, separated by commas.
     await userEvent.type(screen.getByLabelText(/^Systems/), 'search,');
+    await userEvent.type(
+      screen.getByLabelText(/^Components/),
+      'payments-service{Enter}',
+    );
+    expect(
+      within(
+        screen.getByRole('list', { name: 'Targeted components' }),
+      ).getByText('payments-service'),
+    ).toBeInTheDocument();
     await userEvent.type(screen.getByLabelText('Environments'), 'production');
     await userEvent.click(screen.getByLabelText(/^Paused/));
 
@@ -180,6 +189,7 @@ describe('CheckForm', () => {
         conditions: ['[STATUS] == 200', '[RESPONSE_TIME] < 500'],
         thresholds: { failure: 3 },
         systems: ['system:default/payments', 'search'],
+        components: ['payments-service'],
         environments: ['production'],
         paused: true,
       },

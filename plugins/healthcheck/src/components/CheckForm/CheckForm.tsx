@@ -39,7 +39,7 @@ import {
 import { ConditionsField } from './ConditionsField';
 import { EnvironmentOverridesField } from './EnvironmentOverridesField';
 import { Notice } from './Notice';
-import { SystemsField } from './SystemsField';
+import { EntityRefsField } from './EntityRefsField';
 import { useProbeTypes } from './useProbeTypes';
 
 /**
@@ -229,7 +229,11 @@ function CheckEditor(props: {
   const field = (
     name: Exclude<
       CheckFormField,
-      'systems' | 'paused' | 'conditions' | 'environmentOverrides'
+      | 'systems'
+      | 'components'
+      | 'paused'
+      | 'conditions'
+      | 'environmentOverrides'
     >,
     label: string,
     extra: Partial<TextFieldProps> & { hint?: string } = {},
@@ -353,11 +357,29 @@ function CheckEditor(props: {
           />
         </Grid>
         <Grid item xs={12}>
-          <SystemsField
+          <EntityRefsField
             id="check-form-systems"
+            kind="System"
+            label="Systems"
+            listLabel="Assigned systems"
+            hint="Type to find a system, Enter to add it; several may be pasted, separated by commas"
+            required
             value={values.systems}
             onChange={systems => set('systems', systems)}
             errors={errors.fields.systems}
+            disabled={submitting}
+          />
+        </Grid>
+        <Grid item xs={12}>
+          <EntityRefsField
+            id="check-form-components"
+            kind="Component"
+            label="Components"
+            listLabel="Targeted components"
+            hint="Optional: the components this check probes; their pages show it, and notifications blame an unhealthy upstream system through them"
+            value={values.components}
+            onChange={components => set('components', components)}
+            errors={errors.fields.components}
             disabled={submitting}
           />
         </Grid>

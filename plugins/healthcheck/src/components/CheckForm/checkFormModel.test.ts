@@ -34,6 +34,7 @@ const storedCheck: CheckDetails = {
     },
     config: { method: 'HEAD' },
     systems: ['system:default/payments'],
+    components: ['component:default/payments-service'],
   },
   source: {
     kind: 'api',
@@ -67,6 +68,7 @@ describe('fieldOfProblemPath', () => {
     ['spec.conditions', { field: 'conditions', index: undefined }],
     ['spec.conditions[2]', { field: 'conditions', index: 2 }],
     ['spec.systems[0]', { field: 'systems', index: 0 }],
+    ['spec.components[1]', { field: 'components', index: 1 }],
     ['spec.environments[1]', { field: 'environments', index: 1 }],
     ['spec.thresholds.failure', { field: 'thresholdFailure' }],
     ['spec.thresholds.success', { field: 'thresholdSuccess' }],
@@ -389,6 +391,20 @@ describe('checkRequestOf', () => {
     expect(Object.getPrototypeOf(spec.environmentOverrides)).toBe(
       Object.prototype,
     );
+  });
+
+  it('sends the targeted components, and none when all are removed', () => {
+    const values = checkFormValuesOf(storedCheck);
+    expect(values.components).toEqual(['component:default/payments-service']);
+    expect(
+      checkRequestOf(
+        { ...values, components: [...values.components, 'payments-db'] },
+        storedCheck,
+      ).spec.components,
+    ).toEqual(['component:default/payments-service', 'payments-db']);
+    expect(
+      checkRequestOf({ ...values, components: [] }, storedCheck).spec,
+    ).not.toHaveProperty('components');
   });
 
   it('leaves out what was left empty on a create', () => {

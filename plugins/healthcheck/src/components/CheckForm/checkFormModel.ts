@@ -23,6 +23,8 @@ export interface CheckFormValues {
   conditions: ConditionRow[];
   /** Entity refs of System entities. */
   systems: string[];
+  /** Entity refs of the Component entities the check probes. */
+  components: string[];
   /** Comma-separated; empty for every environment of each system. */
   environments: string;
   thresholdFailure: string;
@@ -137,6 +139,7 @@ export function emptyCheckFormValues(): CheckFormValues {
     // One row to type the first condition into.
     conditions: [newConditionRow()],
     systems: [],
+    components: [],
     environments: '',
     thresholdFailure: '',
     thresholdSuccess: '',
@@ -161,6 +164,7 @@ export function checkFormValuesOf(check: CheckDetails): CheckFormValues {
       newConditionRow(conditionText(condition), conditionSeverity(condition)),
     ),
     systems: [...spec.systems],
+    components: [...(spec.components ?? [])],
     environments: (spec.environments ?? []).join(', '),
     thresholdFailure: numberText(spec.thresholds?.failure),
     thresholdSuccess: numberText(spec.thresholds?.success),
@@ -332,6 +336,11 @@ export function checkRequestOf(
     target: values.target.trim(),
     systems: values.systems,
   };
+  setOrDelete(
+    spec,
+    'components',
+    values.components.length > 0 ? values.components : undefined,
+  );
   setOrDelete(spec, 'interval', values.interval.trim() || undefined);
   setOrDelete(spec, 'timeout', values.timeout.trim() || undefined);
 
@@ -480,6 +489,7 @@ export function fieldOfProblemPath(path: string): ProblemLocation {
         : { field: name };
     case 'conditions':
     case 'systems':
+    case 'components':
     case 'environments':
       return { field: name, index };
     case 'thresholds':
@@ -576,6 +586,8 @@ export function placeProblems(
         return `Condition ${index + 1}`;
       case 'systems':
         return values.systems[index];
+      case 'components':
+        return values.components[index];
       case 'environments':
         return environments[index];
       default:

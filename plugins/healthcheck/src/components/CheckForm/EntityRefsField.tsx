@@ -9,8 +9,15 @@ import useAsync from 'react-use/esm/useAsync';
 import { splitList } from './checkFormModel';
 
 /** @internal */
-export interface SystemsFieldProps {
+export interface EntityRefsFieldProps {
   id: string;
+  /** The catalog kind suggested, such as `System`. */
+  kind: 'System' | 'Component';
+  label: string;
+  /** Names the list of chips for screen readers, such as "Assigned systems". */
+  listLabel: string;
+  hint: string;
+  required?: boolean;
   value: string[];
   onChange(value: string[]): void;
   errors?: string[];
@@ -18,18 +25,20 @@ export interface SystemsFieldProps {
 }
 
 /**
- * The systems a check is assigned to: chips, and an input that suggests the
- * catalog's System entities (a refs typed or pasted with commas is taken as
- * it is; the backend says when one is no system).
+ * Entity refs of one kind, such as the systems a check is assigned to:
+ * chips, and an input that suggests the catalog's entities of that kind (a
+ * ref typed or pasted with commas is taken as it is; the backend says when
+ * one is not of the kind).
  * @internal
  */
-export function SystemsField(props: SystemsFieldProps) {
-  const { id, value, onChange, errors, disabled } = props;
+export function EntityRefsField(props: EntityRefsFieldProps) {
+  const { id, kind, label, listLabel, hint, required } = props;
+  const { value, onChange, errors, disabled } = props;
   const catalogApi = useApi(catalogApiRef);
   const [text, setText] = useState('');
-  const { value: systems } = useAsync(async () => {
+  const { value: suggestions } = useAsync(async () => {
     const response = await catalogApi.getEntities({
-      filter: { kind: 'System' },
+      filter: { kind },
       fields: ['kind', 'metadata.name', 'metadata.namespace', 'metadata.title'],
     });
     return response.items
@@ -38,7 +47,7 @@ export function SystemsField(props: SystemsFieldProps) {
         title: entity.metadata.title,
       }))
       .sort((a, b) => a.ref.localeCompare(b.ref));
-  }, [catalogApi]);
+  }, [catalogApi, kind]);
 
   const add = (input: string) => {
     const refs = splitList(input).filter(ref => !value.includes(ref));
@@ -67,7 +76,7 @@ export function SystemsField(props: SystemsFieldProps) {
           flexWrap="wrap"
           style={{ gap: 4 }}
           mb={1}
-          aria-label="Assigned systems"
+          aria-label={listLabel}
           role="list"
         >
           {value.map(ref => (
@@ -89,8 +98,8 @@ export function SystemsField(props: SystemsFieldProps) {
       )}
       <TextField
         id={id}
-        label="Systems"
-        required
+        label={label}
+        required={required}
         fullWidth
         variant="outlined"
         margin="dense"
@@ -101,7 +110,7 @@ export function SystemsField(props: SystemsFieldProps) {
           // A value picked from the suggestions (not typed) is added at once.
           const { inputType } = event.nativeEvent as InputEvent;
           const picked = !inputType || inputType === 'insertReplacementText';
-          if (picked && systems?.some(system => system.ref === next)) {
+          if (picked && suggestions?.some(entity => entity.ref === next)) {
             add(next);
           } else {
             setText(next);
@@ -110,18 +119,15 @@ export function SystemsField(props: SystemsFieldProps) {
         onKeyDown={onKeyDown}
         onBlur={() => text.trim() && add(text)}
         error={!!errorText}
-        helperText={
-          errorText ??
-          'Type to find a system, Enter to add it; several may be pasted, separated by commas'
-        }
+        helperText={errorText ?? hint}
         inputProps={{ list: listId }}
       />
       <datalist id={listId}>
-        {systems
-          ?.filter(system => !value.includes(system.ref))
-          .map(system => (
-            <option key={system.ref} value={system.ref}>
-              {system.title ?? system.ref}
+        {suggestions
+          ?.filter(entity => !value.includes(entity.ref))
+          .map(entity => (
+            <option key={entity.ref} value={entity.ref}>
+              {entity.title ?? entity.ref}
             </option>
           ))}
       </datalist>
