@@ -3,17 +3,40 @@
 // the guest in headless Chromium, and checks that the demo catalog, a demo
 // System's page and the health-check page render. Screenshots go to
 // test-results/e2e/ (ignored by git): they are what a user sees.
+//
+// The portal also loads a synthetic catalog (2,000 systems, 500 of them with
+// checks, and a System with 20 checks x 3 environments; syntheticCatalog.mjs)
+// through app-config.e2e.yaml, for issue 7's performance targets
+// (performance.mjs); the test ends with a table of the timings against their
+// targets.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import {
+  formatReport,
+  getJson,
+  guestToken,
+  measureHealthTab,
+  measureOverview,
+  waitForSyntheticCatalog,
+} from './performance.mjs';
+import {
+  syntheticTargetModes,
+  writeSyntheticCatalog,
+} from './syntheticCatalog.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SHOTS = join(ROOT, 'test-results', 'e2e');
 const FRONTEND = 'http://localhost:3000';
 const BACKEND = 'http://localhost:7007';
 const STARTUP_LIMIT_MS = 300_000;
+/** The demo catalog plus the synthetic one, on top of app-config.yaml. */
+const CONFIG_FILES = [
+  join(ROOT, 'app-config.yaml'),
+  join(ROOT, 'scripts', 'e2e', 'app-config.e2e.yaml'),
+];
 const CHROMIUM = process.env.VIGIL_CHROMIUM ?? '/usr/bin/chromium';
 // Without the background-networking flags Chromium floods the closed network.
 const CHROMIUM_ARGS = [
@@ -70,8 +93,36 @@ async function reloadUntilVisible(page, url, locate) {
   }
 }
 
-/** How long the open tab may take to show a failing target: 2 runs at 10 s, the rollup window, slack. */
+/** How long the open tab may take to show a failing target before the test fails: 2 runs at 10 s, the rollup window, slack. */
 const FAILURE_SHOWN_LIMIT_MS = 45_000;
+/** Issue 7: a failure shows within the check's interval x failure threshold plus this. */
+const FAILURE_SHOWN_SLACK_MS = 3000;
+
+/** `500ms`, `10s`, `1m`, `1h` in milliseconds. */
+function durationMs(text) {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(String(text).trim());
+  if (!match) throw new Error(`not a duration: ${text}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2]];
+  return Number(match[1]) * unit;
+}
+
+/** The bound of issue 7 for a check: interval x failure threshold + 3 s. */
+async function failureShownBound(token, checkRef) {
+  const check = await getJson(
+    BACKEND,
+    token,
+    `/api/healthcheck/v1/checks/${encodeURIComponent(checkRef)}`,
+  );
+  if (!check?.spec) throw new Error(`no check ${checkRef}`);
+  const intervalMs = durationMs(check.spec.interval ?? '1m');
+  const failures = check.spec.thresholds?.failure ?? 2;
+  return {
+    boundMs: intervalMs * failures + FAILURE_SHOWN_SLACK_MS,
+    explained: `interval ${intervalMs / 1000} s x ${failures} failures + ${
+      FAILURE_SHOWN_SLACK_MS / 1000
+    } s`,
+  };
+}
 
 async function setDemoTarget(environment, system, mode) {
   const response = await fetch(
@@ -84,6 +135,13 @@ async function setDemoTarget(environment, system, mode) {
   );
   if (!response.ok) {
     throw new Error(`the demo targets refused ${mode}: ${response.status}`);
+  }
+}
+
+/** Breaks and slows some synthetic targets before their first probe. */
+async function setSyntheticTargetModes() {
+  for (const { environment, system, mode } of syntheticTargetModes()) {
+    await setDemoTarget(environment, system, mode);
   }
 }
 
@@ -100,7 +158,11 @@ function startPortal() {
   // be stopped at once.
   return spawn(
     process.execPath,
-    [join(ROOT, 'scripts', 'vigil.mjs'), 'start'],
+    [
+      join(ROOT, 'scripts', 'vigil.mjs'),
+      'start',
+      ...CONFIG_FILES.flatMap(file => ['--config', file]),
+    ],
     {
       cwd: ROOT,
       detached: true,
@@ -132,14 +194,21 @@ async function stopPortal(portal) {
 async function main() {
   mkdirSync(SHOTS, { recursive: true });
   await assertPortsFree();
+  writeSyntheticCatalog();
   const portal = startPortal();
   let browser;
+  let report;
   try {
     const startupMs = await waitUntilUp(
       [FRONTEND, `${BACKEND}/api/healthcheck/health`],
       portal,
     );
     log(`portal up after ${(startupMs / 1000).toFixed(1)} s`);
+    const token = await guestToken(BACKEND);
+    await setSyntheticTargetModes();
+    // The catalog ingests the synthetic systems while the first steps run.
+    const seeded = waitForSyntheticCatalog(BACKEND, token);
+    seeded.catch(() => {}); // awaited below; this only keeps Node quiet
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -149,6 +218,7 @@ async function main() {
       viewport: { width: 1400, height: 900 },
     });
     page.setDefaultTimeout(60_000);
+    const screenshot = name => page.screenshot({ path: join(SHOTS, name) });
 
     await page.goto(FRONTEND);
     await page.getByRole('button', { name: 'Enter' }).click();
@@ -170,6 +240,9 @@ async function main() {
     await page.getByText('Has components').waitFor();
     await page.screenshot({ path: join(SHOTS, '02-system-payments.png') });
     log('the payments System page renders with its owner and components');
+
+    // The remaining steps and the timings run with the whole catalog in.
+    const { ingestMs, statusesMs } = await seeded;
 
     // The Health tab: the rollup, the up-time table and the matrix. The
     // first visit loads the tab's code from the dev server; the second,
@@ -196,6 +269,10 @@ async function main() {
     await page.goto(`${FRONTEND}/catalog/default/system/identity/health`);
     await page.getByText('Platform health endpoints').first().waitFor();
     await page.getByText('Healthy', { exact: true }).first().waitFor();
+    const failureBound = await failureShownBound(
+      token,
+      'healthcheck:default/platform-health',
+    );
     await setDemoTarget('production', 'identity', 'failing');
     started = Date.now();
     await page
@@ -205,7 +282,7 @@ async function main() {
     const failureShownMs = Date.now() - started;
     await page.screenshot({ path: join(SHOTS, '04-health-tab-unhealthy.png') });
     log(
-      `the tab shows identity unhealthy ${failureShownMs} ms after its target failed, without a reload (interval 10 s, 2 failures)`,
+      `the tab shows identity unhealthy ${failureShownMs} ms after its target failed, without a reload (bound ${failureBound.boundMs} ms: ${failureBound.explained})`,
     );
 
     // Run now, as the guest, who is an editor in the demo.
@@ -220,19 +297,19 @@ async function main() {
     await page.screenshot({ path: join(SHOTS, '05-run-now.png') });
     log('Run now started the check in its environments');
 
-    // The overview page lists it unhealthy, worst first, and filters.
+    // The overview page lists identity unhealthy, worst first (so on the
+    // first page of the 2,000-odd systems), and filters. (Not payments: it
+    // is on the first page only while its card network check fails.)
+    const identityLink = page.getByRole('link', {
+      name: 'Identity',
+      exact: true,
+    });
     started = Date.now();
     await page.goto(`${FRONTEND}/healthcheck`);
-    await page
-      .getByRole('link', { name: /payments/i })
-      .first()
-      .waitFor();
+    await identityLink.waitFor();
     const overviewMs = Date.now() - started;
     await page.getByTestId('status-count-unhealthy').click();
-    await page
-      .getByRole('link', { name: /payments/i })
-      .first()
-      .waitFor();
+    await identityLink.waitFor();
     await page.screenshot({ path: join(SHOTS, '06-overview-unhealthy.png') });
     log(
       `the overview page lists the systems ${overviewMs} ms after navigation and filters to the unhealthy ones`,
@@ -256,26 +333,55 @@ async function main() {
     log('the dependency map shows each system’s health on its nodes');
 
     await setDemoTarget('production', 'identity', 'healthy');
-    process.stdout.write(
-      [
-        'e2e timings (this machine):',
-        `  Health tab of payments interactive: ${healthTabMs} ms, first visit ${healthTabColdMs} ms (target <= 1500 ms for 20 checks x 3 environments)`,
-        `  target failing to page showing it: ${failureShownMs} ms (target <= interval 10 s x 2 failures + 3 s = 23000 ms)`,
-        `  overview page interactive: ${overviewMs} ms`,
-        '',
-      ].join('\n'),
-    );
 
+    // Issue 7's targets, with the synthetic catalog in.
+    const healthTabRows = await measureHealthTab(page, FRONTEND, screenshot);
+    const overviewRows = await measureOverview(
+      page,
+      { frontend: FRONTEND, backend: BACKEND, token },
+      screenshot,
+    );
+    report = formatReport([
+      ...healthTabRows,
+      ...overviewRows,
+      {
+        measurement: `Target failing to the open page showing it (${failureBound.explained})`,
+        value: failureShownMs,
+        target: failureBound.boundMs,
+      },
+      {
+        measurement:
+          'Health tab of payments (2 x 2), in-app, wall clock (demo step)',
+        value: healthTabMs,
+      },
+      {
+        measurement:
+          'Overview lists identity, full page load, wall clock (demo step)',
+        value: overviewMs,
+      },
+      {
+        measurement: 'Catalog ingestion of the 2,001 synthetic systems',
+        value: ingestMs,
+      },
+      {
+        measurement: 'Then until every checked one has a status',
+        value: statusesMs,
+      },
+    ]);
     log(`screenshots in ${SHOTS}`);
   } finally {
     await browser?.close();
     await stopPortal(portal);
   }
+  // After the portal stopped, so that its log does not interleave.
+  process.stdout.write(
+    `e2e timings (this machine; navigations are the median of 3; a FAIL does not fail the run):\n${report}\n`,
+  );
 }
 
 main().then(
   () => {
-    process.stdout.write('e2e smoke: 7 passed, 0 failed\n');
+    process.stdout.write('e2e smoke: 9 passed, 0 failed\n');
   },
   error => {
     log(`failed: ${error.stack ?? error}`);
