@@ -1,6 +1,9 @@
 import { mockCredentials } from '@backstage/backend-test-utils';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
-import { decodeSliceId } from '@vigil/plugin-healthcheck-common';
+import {
+  decodeSliceId,
+  HEALTHCHECK_API_VERSION,
+} from '@vigil/plugin-healthcheck-common';
 import { readDemoCatalog } from './__testUtils__/demoCatalog';
 import { loadDesiredSlices } from './loadDesiredSlices';
 
@@ -37,6 +40,46 @@ describe('loadDesiredSlices', () => {
       intervalMs: 10_000,
       timeoutMs: 2_000,
     });
+  });
+
+  it('asks the catalog about many systems a few at a time, and finds each check once', async () => {
+    const systems = Array.from({ length: 45 }, (_, i) => `system-${i}`);
+    const entities = [
+      ...systems.map(name => ({
+        apiVersion: 'backstage.io/v1alpha1',
+        kind: 'System',
+        metadata: { name, namespace: 'default' },
+        spec: { owner: 'team' },
+      })),
+      {
+        apiVersion: HEALTHCHECK_API_VERSION,
+        kind: 'HealthCheck',
+        metadata: { name: 'fleet', namespace: 'default' },
+        // Names systems of the first and the last request.
+        spec: {
+          type: 'http',
+          target: 'http://127.0.0.1:7010/{{ system.name }}',
+          systems: ['system-0', 'system-44'],
+        },
+      },
+    ];
+    const catalog = catalogServiceMock({ entities });
+    const getEntities = jest.spyOn(catalog, 'getEntities');
+
+    const result = await loadDesiredSlices({
+      catalog,
+      credentials: mockCredentials.service(),
+      listStoredChecks: async () => [],
+      systemRefs: systems.map(name => `system:default/${name}`),
+    });
+
+    const filterValues = getEntities.mock.calls.map(
+      ([request]) => JSON.stringify(request?.filter ?? '').length,
+    );
+    expect(Math.max(...filterValues)).toBeLessThan(5_000);
+    expect(
+      result.slices.map(slice => decodeSliceId(slice.id).systemRef).sort(),
+    ).toEqual(['system:default/system-0', 'system:default/system-44']);
   });
 
   it('adds the checks created through the API', async () => {

@@ -36,6 +36,17 @@ const SYSTEM_FIELDS = [
 ];
 const MEMBER_FIELDS = [...SYSTEM_FIELDS, 'spec.system'];
 
+/**
+ * Systems per catalog request of a scoped pass. Each is written three ways
+ * in the filter, twice for members; 20 keep the URL under 5 KB, well inside
+ * the 16 KB of request headers Node accepts (hundreds failed with 431).
+ */
+const SYSTEMS_PER_FILTER = 20;
+
+type EntityFilter = NonNullable<
+  NonNullable<Parameters<CatalogService['getEntities']>[0]>['filter']
+>;
+
 /** Everything a full reconcile derives, with what it found wrong on the way. */
 export interface LoadedDesiredSlices extends DesiredSliceSet {
   environmentProblems: EnvironmentProblem[];
@@ -68,18 +79,37 @@ export async function loadDesiredSlices(options: {
   }
   // How an entity may write a reference to one of the systems: the catalog
   // matches filter values without regard to case; what a short name means
-  // in another namespace is settled after, when refs are resolved.
-  const writings = systemRefs?.flatMap(systemRefWritings);
+  // in another namespace is settled after, when refs are resolved. A
+  // filter travels in the request's URL, so many systems are asked about a
+  // few at a time.
+  const writingsInChunks = systemRefs
+    ? chunksOf(systemRefs, SYSTEMS_PER_FILTER).map(refs =>
+        refs.flatMap(systemRefWritings),
+      )
+    : undefined;
+  const entitiesNaming = async (
+    filterFor: (writings?: string[]) => EntityFilter,
+    fields?: string[],
+  ): Promise<{ items: Entity[] }> => {
+    const byRef = new Map<string, Entity>();
+    for (const writings of writingsInChunks ?? [undefined]) {
+      const { items } = await catalog.getEntities(
+        { filter: filterFor(writings), ...(fields && { fields }) },
+        { credentials },
+      );
+      // A check naming systems of two chunks comes back twice.
+      for (const entity of items) {
+        byRef.set(stringifyEntityRef(entity), entity);
+      }
+    }
+    return { items: [...byRef.values()] };
+  };
   const [checkEntities, systems, members, environmentEntities, stored] =
     await Promise.all([
-      catalog.getEntities(
-        {
-          filter: writings
-            ? { kind: HEALTHCHECK_KIND, 'spec.systems': writings }
-            : { kind: HEALTHCHECK_KIND },
-        },
-        { credentials },
-      ),
+      entitiesNaming(writings => ({
+        kind: HEALTHCHECK_KIND,
+        ...(writings && { 'spec.systems': writings }),
+      })),
       systemRefs
         ? catalog
             .getEntitiesByRefs(
@@ -93,15 +123,12 @@ export async function loadDesiredSlices(options: {
             { filter: { kind: 'System' }, fields: SYSTEM_FIELDS },
             { credentials },
           ),
-      catalog.getEntities(
-        {
-          filter: [
-            { kind: 'Component', ...(writings && { 'spec.system': writings }) },
-            { kind: 'Resource', ...(writings && { 'spec.system': writings }) },
-          ],
-          fields: MEMBER_FIELDS,
-        },
-        { credentials },
+      entitiesNaming(
+        writings => [
+          { kind: 'Component', ...(writings && { 'spec.system': writings }) },
+          { kind: 'Resource', ...(writings && { 'spec.system': writings }) },
+        ],
+        MEMBER_FIELDS,
       ),
       catalog.getEntities(
         { filter: { kind: 'Environment' }, fields: ['metadata.name'] },
@@ -170,6 +197,14 @@ export async function loadDesiredSlices(options: {
 }
 
 /** `system:ns/name`, `ns/name` and `name`: how an entity may name a system. */
+function chunksOf<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let at = 0; at < items.length; at += size) {
+    chunks.push(items.slice(at, at + size));
+  }
+  return chunks;
+}
+
 function systemRefWritings(systemRef: string): string[] {
   const { kind, namespace, name } = parseEntityRef(systemRef);
   return [`${kind}:${namespace}/${name}`, `${namespace}/${name}`, name].map(
