@@ -9,12 +9,21 @@ import {
   SystemRollup,
   SystemStatusChangedEvent,
 } from '@vigil/plugin-healthcheck-common';
+import { LRUCache } from 'lru-cache';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { computeRollup } from './computeRollup';
 import { systemsOfComponents, upstreamSystems } from './upstreamSystems';
 
 /** How long a read rollup is served from memory. */
 const CACHE_TTL_MS = 2_000;
+
+/**
+ * How long a system's upstream systems are reused. Finding them costs three
+ * catalog requests, and a burst of changes asks about each system twice (for
+ * its notifications and for its rollup); `dependsOn` changes rarely, and
+ * the rollup tolerates a change that shows up to 30 s late.
+ */
+const UPSTREAM_TTL_MS = 30_000;
 
 /**
  * Recomputes and serves system rollups. A recompute reads durable state
@@ -34,6 +43,7 @@ export class RollupService {
     string,
     { rollup: SystemRollup | undefined; at: number }
   >();
+  readonly #upstream: LRUCache<string, string[]>;
   /** Recomputes, for tests and metrics. */
   recomputes = 0;
 
@@ -53,6 +63,21 @@ export class RollupService {
     this.#events = options.events;
     this.#signals = options.signals;
     this.#now = options.now ?? Date.now;
+    this.#upstream = new LRUCache<string, string[]>({
+      max: 100_000,
+      ttl: UPSTREAM_TTL_MS,
+      // The clock tests set, read every time.
+      perf: { now: this.#now },
+      ttlResolution: 0,
+      // Concurrent asks for one system share one lookup; a failed one is
+      // not remembered.
+      fetchMethod: async systemRef =>
+        await upstreamSystems({
+          catalog: this.#catalog,
+          credentials: await this.#auth.getOwnServiceCredentials(),
+          systemRef,
+        }),
+    });
   }
 
   /** The stored rollup of a system, briefly cached. */
@@ -92,13 +117,11 @@ export class RollupService {
     });
   }
 
-  /** The upstream systems of a system, as the catalog says today. */
+  /**
+   * The upstream systems of a system, as the catalog said at most 30 s ago.
+   */
   async upstreamOf(systemRef: string): Promise<string[]> {
-    return await upstreamSystems({
-      catalog: this.#catalog,
-      credentials: await this.#auth.getOwnServiceCredentials(),
-      systemRef,
-    });
+    return (await this.#upstream.fetch(systemRef.toLowerCase()))!;
   }
 
   /** The system of each component, as the catalog says today (see `systemsOfComponents`). */

@@ -1,0 +1,95 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import type { Entity } from '@backstage/catalog-model';
+import type { CatalogService } from '@backstage/plugin-catalog-node';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import { RollupService } from './RollupService';
+
+/** checkout depends on payments-service, a component of payments. */
+const ENTITIES: Record<string, Entity> = {
+  'system:default/checkout': {
+    apiVersion: 'backstage.io/v1alpha1',
+    kind: 'System',
+    metadata: { name: 'checkout', namespace: 'default' },
+    relations: [
+      { type: 'dependsOn', targetRef: 'component:default/payments-service' },
+    ],
+  },
+  'component:default/payments-service': {
+    apiVersion: 'backstage.io/v1alpha1',
+    kind: 'Component',
+    metadata: { name: 'payments-service', namespace: 'default' },
+    spec: { system: 'payments' },
+  },
+};
+
+describe('RollupService.upstreamOf', () => {
+  function setup() {
+    // Not 0: lru-cache takes a start time of 0 for "no expiry".
+    let clock = 1_000_000;
+    let failing = false;
+    const systemReads: string[] = [];
+    const catalog = {
+      getEntityByRef: async (ref: string) => {
+        systemReads.push(ref);
+        if (failing) throw new Error('catalog unreachable');
+        return ENTITIES[ref];
+      },
+      getEntities: async () => ({ items: [] }),
+      getEntitiesByRefs: async ({ entityRefs }: { entityRefs: string[] }) => ({
+        items: entityRefs.map(ref => ENTITIES[ref]),
+      }),
+    } as unknown as CatalogService;
+    const service = new RollupService({
+      store: {} as DatabaseStateStore,
+      catalog,
+      auth: mockServices.auth(),
+      logger: mockServices.logger.mock(),
+      now: () => clock,
+    });
+    return {
+      service,
+      systemReads,
+      advance: (ms: number) => {
+        clock += ms;
+      },
+      fail: (value: boolean) => {
+        failing = value;
+      },
+    };
+  }
+
+  it('maps dependsOn targets to their systems', async () => {
+    const { service } = setup();
+    expect(await service.upstreamOf('system:default/checkout')).toEqual([
+      'system:default/payments',
+    ]);
+  });
+
+  it('asks the catalog once for concurrent and repeated asks within 30 s, and again after', async () => {
+    const { service, systemReads, advance } = setup();
+    await Promise.all([
+      service.upstreamOf('system:default/checkout'),
+      service.upstreamOf('System:default/Checkout'),
+    ]);
+    advance(30_000);
+    await service.upstreamOf('system:default/checkout');
+    expect(systemReads).toHaveLength(1);
+
+    advance(1);
+    await service.upstreamOf('system:default/checkout');
+    expect(systemReads).toHaveLength(2);
+  });
+
+  it('does not remember a lookup that failed', async () => {
+    const { service, systemReads, fail } = setup();
+    fail(true);
+    await expect(service.upstreamOf('system:default/checkout')).rejects.toThrow(
+      'catalog unreachable',
+    );
+    fail(false);
+    expect(await service.upstreamOf('system:default/checkout')).toEqual([
+      'system:default/payments',
+    ]);
+    expect(systemReads).toHaveLength(2);
+  });
+});
