@@ -7,7 +7,7 @@
  *   yarn bench:read-path [--systems N] [--history-systems N] [--seconds S]
  *     [--warmup S] [--connections N] [--runs N] [--write-runs N]
  *     [--naive-write-runs N (0: none)] [--batches 100,500,1000]
- *     [--only reads|writes] [--quiet-wait S] [--busy-repeats N] [--no-what-if]
+ *     [--only reads|writes] [--quiet-wait S] [--busy-repeats N]
  *     [--require-postgres] [--postgres URL]
  *
  * which is
@@ -59,6 +59,7 @@ import {
 import { WITHOUT_VALIDATOR } from './benchServer';
 import { WriteBench, type WritePath } from './benchWrites';
 import {
+  FLOOR_PATH,
   LoadGenerator,
   type Endpoint,
   type LoadResult,
@@ -84,8 +85,6 @@ interface Options {
   quietWait: number;
   /** How often a load is measured again when other work took CPU. */
   busyRepeats: number;
-  /** Whether to measure the up-time badge again with the what-if index. */
-  whatIf: boolean;
   requirePostgres: boolean;
   postgresUrl: string;
 }
@@ -126,7 +125,6 @@ function parseOptions(args: readonly string[]): Options {
     batches,
     only,
     quietWait: count('--quiet-wait', 15, 0),
-    whatIf: !args.includes('--no-what-if'),
     busyRepeats: count('--busy-repeats', 1, 0),
     requirePostgres: args.includes('--require-postgres'),
     postgresUrl:
@@ -161,6 +159,8 @@ function whole(value: number): string {
 /** One line of the result table. */
 interface Row {
   measurement: string;
+  /** Said instead of a target, for a reference row. */
+  reference?: string;
   load: string;
   p50: number[];
   p99: number[];
@@ -177,6 +177,8 @@ interface Row {
 
 interface Scenario {
   measurement: string;
+  /** Said instead of a target, for a reference row. */
+  reference?: string;
   endpoint: Endpoint;
   pick: SystemPick;
   range: number;
@@ -204,6 +206,15 @@ function scenarios(options: Options): Scenario[] {
   const uptime =
     'GET /v1/badges/systems/default/system-N?kind=uptime&window=30d';
   return [
+    {
+      measurement: `GET ${FLOOR_PATH}/default/system-N (a constant, the floor)`,
+      reference: 'the floor: express answering a stored object, nothing else',
+      endpoint: 'floor',
+      pick: 'random',
+      range: options.systems,
+      connections: c,
+      load: `${c} conns, random of ${s} systems`,
+    },
     {
       measurement: rollup,
       endpoint: 'rollup',
@@ -336,32 +347,6 @@ function scenarios(options: Options): Scenario[] {
   ];
 }
 
-/** The up-time scenarios again, for the what-if index. */
-function whatIfScenarios(options: Options): Scenario[] {
-  const h = whole(options.historySystems);
-  const measurement =
-    'what-if (not the shipped schema): up-time badge with latency_p99_ms in the covering index';
-  return [
-    {
-      measurement,
-      endpoint: 'uptime-badge',
-      pick: 'random',
-      range: options.historySystems,
-      connections: options.connections,
-      load: `${options.connections} conns, random of the ${h} systems with 30 days of hours`,
-      target: TARGET_BADGE_P99_MS,
-    },
-    {
-      measurement,
-      endpoint: 'uptime-badge',
-      pick: 'cycle',
-      range: options.historySystems,
-      connections: 1,
-      load: `1 conn, cycling ${h} systems (unloaded)`,
-    },
-  ];
-}
-
 /** Where a scenario's time went, from its last run. */
 interface Diagnosis {
   scenario: Scenario;
@@ -432,6 +417,7 @@ async function benchReads(
     };
     const row: Row = {
       measurement: scenario.measurement,
+      reference: scenario.reference,
       load: scenario.load,
       p50: [],
       p99: [],
@@ -501,7 +487,9 @@ async function benchReads(
     }
     hits = hits.sort((a, b) => a - b);
     row.note.push(
-      `rollup cache hits ${(median(hits) * 100).toFixed(0)}%`,
+      scenario.endpoint === 'floor'
+        ? 'no rollup read'
+        : `rollup cache hits ${(median(hits) * 100).toFixed(0)}%`,
       `max ${ms(diagnoses[diagnoses.length - 1].load.maxMs)} ms`,
       `other processes ${median(others).toFixed(2)} cores`,
     );
@@ -642,7 +630,7 @@ function printResults(rows: Row[]) {
         row.versus.load
       }`;
     } else {
-      result = 'no target (unloaded)';
+      result = row.reference ?? 'no target (unloaded)';
     }
     return [
       row.measurement,
@@ -704,9 +692,9 @@ function printDiagnoses(diagnoses: Diagnosis[]) {
     ];
     const capacity = (cpus().length * 1000) / cost.reduce((a, b) => a + b, 0);
     return [
-      `${scenario.measurement.startsWith('what-if') ? 'what-if: ' : ''}${
-        scenario.endpoint
-      }${scenario.prefix ? ' without the validator' : ''}, ${scenario.load}`,
+      `${scenario.endpoint}${
+        scenario.prefix ? ' without the validator' : ''
+      }, ${scenario.load}`,
       `${ms(percentile(server.requestMs, 0.5))} / ${ms(
         percentile(server.requestMs, 0.99),
       )}`,
@@ -783,29 +771,6 @@ async function explainStatements(
   } finally {
     await client.releaseConnection(connection);
   }
-}
-
-/**
- * The what-if: the covering index of healthcheck_run_hours also carries
- * latency_p99_ms, which the up-time and response-time sums read, so that a
- * 30-day read can be an index-only scan; it replaces the shipped index.
- * Returns the seconds it took.
- */
-async function applyWhatIfIndex(knex: Knex): Promise<number> {
-  const start = Date.now();
-  await knex.transaction(async tx => {
-    await tx.raw("SET LOCAL maintenance_work_mem = '512MB'");
-    await tx.raw(
-      `CREATE INDEX healthcheck_run_hours_system_p99_idx
-         ON healthcheck_run_hours (system_ref, environment, hour_start)
-         INCLUDE (run_count, failure_count, latency_p50_ms, latency_p95_ms,
-                  latency_p99_ms, up_seconds, down_seconds, unknown_seconds,
-                  paused_seconds)`,
-    );
-    await tx.raw('DROP INDEX healthcheck_run_hours_system_idx');
-  });
-  await knex.raw('VACUUM (ANALYZE) healthcheck_run_hours');
-  return (Date.now() - start) / 1000;
 }
 
 async function postgresSettings(knex: Knex): Promise<string> {
@@ -890,24 +855,6 @@ async function main(args: string[]) {
           'hours: whole hours',
           'raw: runs in window',
         ]);
-        if (options.whatIf) {
-          const seconds = await applyWhatIfIndex(db.knex);
-          console.log(
-            `What-if: latency_p99_ms added to the covering index of healthcheck_run_hours (built in ${seconds.toFixed(
-              1,
-            )} s); the up-time badge again`,
-          );
-          await benchReads(
-            server,
-            generator,
-            options,
-            whatIfScenarios(options),
-            rows,
-            diagnoses,
-            backendPids,
-          );
-          await explainStatements(db.knex, server, ['hours: whole hours']);
-        }
       } finally {
         await generator.stop();
         await server.close();

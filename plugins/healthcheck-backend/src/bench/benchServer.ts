@@ -36,6 +36,7 @@ import { RollupService } from '../rollup/RollupService';
 import { createApiRouter } from '../service/createApiRouter';
 import { createHealthRouter } from '../service/healthRouter';
 import { quietLogger } from '../tooling/quietLogger';
+import { FLOOR_PATH } from './loadGenerator';
 
 /** Where the routers are also mounted without the OpenAPI validator. */
 export const WITHOUT_VALIDATOR = '/without-validator';
@@ -140,6 +141,51 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
+/** A constant of the shape and size of one system's rollup with its matrix. */
+function floorResponse() {
+  const at = new Date(0).toISOString();
+  const environments = ['development', 'production', 'staging'];
+  return {
+    systemRef: 'system:default/system-0',
+    status: 'healthy',
+    environments: environments.map(name => ({
+      name,
+      status: 'healthy',
+      healthy: 2,
+      total: 2,
+      since: at,
+    })),
+    reasons: [],
+    healthy: 6,
+    total: 6,
+    upstream: [],
+    updatedAt: at,
+    since: at,
+    name: 'system-0',
+    namespace: 'default',
+    owner: 'group:default/team-0',
+    environmentNames: environments,
+    checks: ['api', 'web'].map(check => ({
+      checkId: `healthcheck:default/${check}`,
+      cells: Object.fromEntries(
+        environments.map(environment => [
+          environment,
+          {
+            sliceId: `healthcheck:${check}:system-0:${environment}`,
+            checkId: `healthcheck:default/${check}`,
+            environment,
+            status: 'healthy',
+            paused: false,
+            lastRunAt: at,
+            lastDurationMs: 12,
+            since: at,
+          },
+        ]),
+      ),
+    })),
+  };
+}
+
 type QueryEvent = { __knexQueryUid: string; sql: string; bindings?: unknown[] };
 
 export async function startBenchServer(options: {
@@ -217,6 +263,13 @@ export async function startBenchServer(options: {
       history,
     }),
     now: () => new Date(historyNow()),
+  });
+  // The floor: express answering a stored object of a rollup read's size,
+  // with no validator, router, database or auth. No route can be faster on
+  // this machine under the same load.
+  const floorBody = floorResponse();
+  app.get(`${FLOOR_PATH}/:namespace/:name`, (_req, res) => {
+    res.json(floorBody);
   });
   // The same routers without the OpenAPI validator, to tell its cost apart.
   app.use(WITHOUT_VALIDATOR, healthRouter, badgeRouter);

@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
 /** The routes the bench loads. */
-export type Endpoint = 'rollup' | 'status-badge' | 'uptime-badge';
+export type Endpoint = 'rollup' | 'status-badge' | 'uptime-badge' | 'floor';
 
 /** Which system each request asks for, of systems 0 .. range-1. */
 export type SystemPick = 'random' | 'cycle';
@@ -65,6 +65,9 @@ const CHILD_FLAG = '--vigil-load-generator';
 /** Tags the child's answers among other IPC messages. */
 const RESULT_KIND = 'vigil-load-result';
 
+/** Where the bench server answers a constant, for the floor. */
+export const FLOOR_PATH = '/floor';
+
 /** The path of a request for system `index`. */
 export function pathOf(endpoint: Endpoint, index: number): string {
   switch (endpoint) {
@@ -74,6 +77,8 @@ export function pathOf(endpoint: Endpoint, index: number): string {
       return `/v1/badges/systems/default/system-${index}`;
     case 'uptime-badge':
       return `/v1/badges/systems/default/system-${index}?kind=uptime&window=30d`;
+    case 'floor':
+      return `${FLOOR_PATH}/default/system-${index}`;
     default:
       throw new Error(`Unknown endpoint ${endpoint}`);
   }
