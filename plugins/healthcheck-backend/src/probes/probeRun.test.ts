@@ -50,7 +50,9 @@ describe('runProbeWithDeadline', () => {
         message: 'Timed out after 50 ms while waiting for the greeting',
       },
     });
-    expect(result.durationMs).toBeGreaterThanOrEqual(50);
+    // Node's timers count whole ms from the loop's clock, which can lag
+    // performance.now() by under a millisecond (49.74 ms was measured).
+    expect(result.durationMs).toBeGreaterThanOrEqual(49);
     // The work is told to wind down right after the answer.
     await new Promise(resolve => setImmediate(resolve));
     expect(workSignal?.aborted).toBe(true);
