@@ -834,6 +834,35 @@ describe('DatabaseHistoryStore', () => {
     );
 
     it.each(databases.eachSupportedId())(
+      'gives up-time and response time together from one read, on %p',
+      async databaseId => {
+        const { store, clock, knex } = await seedSystem(databaseId);
+        clock.now = t(12, 30);
+        await store.aggregateHours(t(12));
+        const range = { systemRef: PAYMENTS, from: t(10), to: t(12, 30) };
+        const count = async <T>(read: () => Promise<T>) => {
+          let statements = 0;
+          const onQuery = () => {
+            statements += 1;
+          };
+          knex.on('query', onQuery);
+          const value = await read();
+          knex.off('query', onQuery);
+          return { value, statements };
+        };
+
+        const apart = await count(async () => ({
+          uptime: await store.uptime(range),
+          responseTime: await store.responseTime(range),
+        }));
+        const together = await count(() => store.summary(range));
+
+        expect(together.value).toEqual(apart.value);
+        expect(together.statements * 2).toBe(apart.statements);
+      },
+    );
+
+    it.each(databases.eachSupportedId())(
       'lists aggregated hours per environment, on %p',
       async databaseId => {
         const { store, clock } = await seedSystem(databaseId);

@@ -535,23 +535,19 @@ export class DatabaseHistoryStore implements HistoryStore {
     return bySlice;
   }
 
-  /**
-   * The percentiles are exact over one hour of one slice. Over a longer
-   * range they are the run-count-weighted mean of the hourly percentiles of
-   * each slice (and of the exact percentiles of the runs not aggregated
-   * yet): an approximation, since a mean of percentiles is not the
-   * percentile of all runs; it smooths a short spike that the true p95
-   * would show.
-   */
+  /** See {@link responseTimeSummaryOf} for what the percentiles are. */
   async responseTime(query: SystemHistoryQuery): Promise<ResponseTimeSummary> {
+    return responseTimeSummaryOf(await this.#totals(query));
+  }
+
+  async summary(query: SystemHistoryQuery): Promise<{
+    uptime: UptimeSummary;
+    responseTime: ResponseTimeSummary;
+  }> {
     const totals = await this.#totals(query);
-    const mean = (sum: number) =>
-      totals.latencyRuns > 0 ? Math.round(sum / totals.latencyRuns) : undefined;
     return {
-      runCount: Math.round(totals.runCount),
-      p50Ms: mean(totals.p50),
-      p95Ms: mean(totals.p95),
-      p99Ms: mean(totals.p99),
+      uptime: uptimeSummaryOf(totals),
+      responseTime: responseTimeSummaryOf(totals),
     };
   }
 
@@ -1051,6 +1047,24 @@ function addGroupedTotals(into: GroupedTotals, from: GroupedTotals): void {
       target[key] += totals[key];
     }
   }
+}
+
+/**
+ * The percentiles are exact over one hour of one slice. Over a longer range
+ * they are the run-count-weighted mean of the hourly percentiles of each
+ * slice (and of the exact percentiles of the runs not aggregated yet): an
+ * approximation, since a mean of percentiles is not the percentile of all
+ * runs; it smooths a short spike that the true p95 would show.
+ */
+function responseTimeSummaryOf(totals: Totals): ResponseTimeSummary {
+  const mean = (sum: number) =>
+    totals.latencyRuns > 0 ? Math.round(sum / totals.latencyRuns) : undefined;
+  return {
+    runCount: Math.round(totals.runCount),
+    p50Ms: mean(totals.p50),
+    p95Ms: mean(totals.p95),
+    p99Ms: mean(totals.p99),
+  };
 }
 
 function uptimeSummaryOf(totals: Totals): UptimeSummary {

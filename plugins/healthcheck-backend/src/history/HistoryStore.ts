@@ -227,6 +227,16 @@ export interface HistoryStore {
   /** Response time of a system's runs over a range. */
   responseTime(query: SystemHistoryQuery): Promise<ResponseTimeSummary>;
 
+  /**
+   * Up-time and response time of a system over a range, from one read:
+   * what {@link HistoryStore.uptime} and {@link HistoryStore.responseTime}
+   * give, for half the queries.
+   */
+  summary(query: SystemHistoryQuery): Promise<{
+    uptime: UptimeSummary;
+    responseTime: ResponseTimeSummary;
+  }>;
+
   /** Runs of a slice or a system, newest first, a page at a time. */
   listRuns(query: ListRunsQuery): Promise<RunPage>;
 

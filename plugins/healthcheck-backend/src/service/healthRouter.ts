@@ -145,9 +145,8 @@ export function createHealthRouter(options: {
     await visibleSystem(systemRef, credentials);
     const environment = req.query.environment as string | undefined;
     const range = { systemRef, environment, from: query.from, to: query.to };
-    const [uptime, responseTime, page] = await Promise.all([
-      history.uptime(range),
-      history.responseTime(range),
+    const [{ uptime, responseTime }, page] = await Promise.all([
+      history.summary(range),
       granularity === 'runs'
         ? history.listRuns({
             ...range,
