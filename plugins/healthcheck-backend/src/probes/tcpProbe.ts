@@ -11,6 +11,7 @@ import {
 } from './networkGuard';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
+import { watchProbeSocket } from './probeSocket';
 import { parseExpectedPattern, parseHostPort } from './targets';
 
 /**
@@ -81,53 +82,36 @@ export function createTcpProbeType(
     const where = `${host}:${port}`;
     const timings = { dns: 0, connect: 0 };
 
-    return new Promise((resolve, reject) => {
-      const started = performance.now();
-      let lookedUpAt: number | undefined;
-      const received: Buffer[] = [];
-      let receivedBytes = 0;
-      progress.phase = `while connecting to ${where}`;
-      const socket = netConnect({
-        host,
-        port,
-        lookup: createGuardedLookup({
-          policy: networkPolicy,
-          resolve: options.resolve,
-        }),
-        noDelay: true,
-      });
+    const started = performance.now();
+    const received: Buffer[] = [];
+    let receivedBytes = 0;
+    progress.phase = `while connecting to ${where}`;
+    const socket = netConnect({
+      host,
+      port,
+      lookup: createGuardedLookup({
+        policy: networkPolicy,
+        resolve: options.resolve,
+      }),
+      noDelay: true,
+    });
+    const receivedText = () =>
+      Buffer.concat(received, receivedBytes).toString('utf8');
+    const connectedResult = (extra: Partial<ProbeResult>) => ({
+      ok: true,
+      connected: true,
+      ip: socket.remoteAddress,
+      timings,
+      ...extra,
+    });
 
-      const onAbort = () => socket.destroy();
-      signal.addEventListener('abort', onAbort, { once: true });
-      const settle = (
-        outcome: { error: Error } | { result: Omit<ProbeResult, 'durationMs'> },
-      ) => {
-        signal.removeEventListener('abort', onAbort);
-        socket.destroy();
-        if ('error' in outcome) {
-          reject(outcome.error);
-        } else {
-          resolve(outcome.result);
-        }
-      };
-      const receivedText = () =>
-        Buffer.concat(received, receivedBytes).toString('utf8');
-      const connectedResult = (extra: Partial<ProbeResult>) => ({
-        ok: true,
-        connected: true,
-        ip: socket.remoteAddress,
-        timings,
-        ...extra,
-      });
-
-      socket.once('lookup', () => {
-        lookedUpAt = performance.now();
-        timings.dns = lookedUpAt - started;
-      });
-      socket.once('connect', () => {
-        timings.connect = performance.now() - (lookedUpAt ?? started);
-        progress.partial.connected = true;
-        progress.partial.ip = socket.remoteAddress;
+    return watchProbeSocket({
+      socket,
+      signal,
+      progress,
+      started,
+      timings,
+      onConnect: (_connectedAt, settle) => {
         if (matches) {
           progress.phase = `while waiting for ${config.expect} from ${where}`;
           if (payload !== undefined) {
@@ -137,50 +121,47 @@ export function createTcpProbeType(
           progress.phase = `while sending to ${where}`;
           socket.write(payload, error => {
             if (!error) {
-              settle({ result: connectedResult({}) });
+              settle(connectedResult({}));
             }
           });
         } else {
-          settle({ result: connectedResult({}) });
+          settle(connectedResult({}));
         }
-      });
-      socket.on('data', (chunk: Buffer) => {
-        if (!matches) {
-          return;
-        }
-        received.push(chunk);
-        receivedBytes += chunk.length;
-        progress.partial.body = receivedText();
-        if (matches(progress.partial.body)) {
-          settle({ result: connectedResult({ body: progress.partial.body }) });
-        } else if (receivedBytes >= MAX_RECEIVED_BYTES) {
-          settle({
-            result: {
+      },
+      listen: settle => {
+        socket.on('data', (chunk: Buffer) => {
+          if (!matches) {
+            return;
+          }
+          received.push(chunk);
+          receivedBytes += chunk.length;
+          progress.partial.body = receivedText();
+          if (matches(progress.partial.body)) {
+            settle(connectedResult({ body: progress.partial.body }));
+          } else if (receivedBytes >= MAX_RECEIVED_BYTES) {
+            settle({
               ...connectedResult({ body: progress.partial.body }),
               ok: false,
               error: {
                 kind: 'other',
                 message: `${where} sent ${receivedBytes} bytes without ${config.expect}`,
               },
-            },
-          });
-        }
-      });
-      socket.once('end', () => {
-        if (matches) {
-          settle({
-            result: {
+            });
+          }
+        });
+        socket.once('end', () => {
+          if (matches) {
+            settle({
               ...connectedResult({ body: receivedText() }),
               ok: false,
               error: {
                 kind: 'other',
                 message: `${where} closed the connection after ${receivedBytes} bytes without sending ${config.expect}`,
               },
-            },
-          });
-        }
-      });
-      socket.once('error', error => settle({ error }));
+            });
+          }
+        });
+      },
     });
   }
 }

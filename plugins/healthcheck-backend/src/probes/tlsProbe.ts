@@ -16,6 +16,7 @@ import {
 } from './peerCertificates';
 import { describeTlsVerifyError } from './probeErrors';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
+import { watchProbeSocket } from './probeSocket';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
 import { parseHostPort } from './targets';
 
@@ -81,69 +82,53 @@ export function createTlsProbeType(
     const where = `${host}:${port}`;
     const timings = { dns: 0, connect: 0, tls: 0 };
 
-    return new Promise((resolve, reject) => {
-      const started = performance.now();
-      let lookedUpAt: number | undefined;
-      let connectedAt = started;
-      progress.phase = `while connecting to ${where}`;
-      const socket = tlsConnect({
-        host,
-        port,
-        servername,
-        ...(config.ca ? { ca: config.ca } : {}),
-        // Verification is judged below, so that an untrusted or expired
-        // chain is still read and reported.
-        rejectUnauthorized: false,
-        lookup: createGuardedLookup({
-          policy: networkPolicy,
-          resolve: options.resolve,
-        }),
-      });
-      const onAbort = () => socket.destroy();
-      signal.addEventListener('abort', onAbort, { once: true });
-      const settle = (
-        outcome: { error: Error } | { result: Omit<ProbeResult, 'durationMs'> },
-      ) => {
-        signal.removeEventListener('abort', onAbort);
-        socket.destroy();
-        if ('error' in outcome) {
-          reject(outcome.error);
-        } else {
-          resolve(outcome.result);
-        }
-      };
+    const started = performance.now();
+    let connectedAt = started;
+    progress.phase = `while connecting to ${where}`;
+    const socket = tlsConnect({
+      host,
+      port,
+      servername,
+      ...(config.ca ? { ca: config.ca } : {}),
+      // Verification is judged below, so that an untrusted or expired
+      // chain is still read and reported.
+      rejectUnauthorized: false,
+      lookup: createGuardedLookup({
+        policy: networkPolicy,
+        resolve: options.resolve,
+      }),
+    });
 
-      socket.once('lookup', () => {
-        lookedUpAt = performance.now();
-        timings.dns = lookedUpAt - started;
-      });
-      socket.once('connect', () => {
-        connectedAt = performance.now();
-        timings.connect = connectedAt - (lookedUpAt ?? started);
-        progress.partial.connected = true;
-        progress.partial.ip = socket.remoteAddress;
+    return watchProbeSocket({
+      socket,
+      signal,
+      progress,
+      started,
+      timings,
+      onConnect: at => {
+        connectedAt = at;
         progress.phase = `during the TLS handshake with ${where}`;
-      });
-      socket.once('secureConnect', () => {
-        timings.tls = performance.now() - connectedAt;
-        const certificate = peerCertificateReport(socket);
-        const observed = {
-          connected: true,
-          ip: socket.remoteAddress,
-          timings,
-          certificate,
-          certificateExpirationMs: certificateExpirationMs(
+      },
+      listen: settle => {
+        socket.once('secureConnect', () => {
+          timings.tls = performance.now() - connectedAt;
+          const certificate = peerCertificateReport(socket);
+          const observed = {
+            connected: true,
+            ip: socket.remoteAddress,
+            timings,
             certificate,
-            Date.now(),
-          ),
-        };
-        if (certificate.authorized || config.insecureSkipVerify) {
-          settle({ result: { ok: true, ...observed } });
-          return;
-        }
-        const reason = certificate.authorizationError ?? 'unknown reason';
-        settle({
-          result: {
+            certificateExpirationMs: certificateExpirationMs(
+              certificate,
+              Date.now(),
+            ),
+          };
+          if (certificate.authorized || config.insecureSkipVerify) {
+            settle({ ok: true, ...observed });
+            return;
+          }
+          const reason = certificate.authorizationError ?? 'unknown reason';
+          settle({
             ok: false,
             ...observed,
             error: {
@@ -152,10 +137,9 @@ export function createTlsProbeType(
                 reason,
               )}`,
             },
-          },
+          });
         });
-      });
-      socket.once('error', error => settle({ error }));
+      },
     });
   }
 }
