@@ -8,6 +8,19 @@
  *
  * @internal
  */
+/** The error answers of an operation: each is Backstage's error body. */
+function errorResponses<const Status extends string>(...statuses: Status[]) {
+  return Object.fromEntries(
+    statuses.map(status => [
+      status,
+      { $ref: '#/components/responses/ErrorResponse' } as const,
+    ]),
+  ) as Record<
+    Status,
+    { readonly $ref: '#/components/responses/ErrorResponse' }
+  >;
+}
+
 export const spec = {
   openapi: '3.1.0',
   info: {
@@ -272,7 +285,7 @@ export const spec = {
         description: 'Every check, from Git and from the API, with its source.',
         responses: {
           '200': { description: 'The checks' },
-          '401': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('401'),
         },
       },
       post: {
@@ -295,10 +308,7 @@ export const spec = {
               },
             },
           },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
-          '403': { $ref: '#/components/responses/ErrorResponse' },
-          '409': { $ref: '#/components/responses/ErrorResponse' },
-          '413': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400', '403', '409', '413'),
         },
       },
     },
@@ -315,7 +325,7 @@ export const spec = {
               },
             },
           },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('404'),
         },
       },
       put: {
@@ -332,9 +342,7 @@ export const spec = {
         },
         responses: {
           '200': { description: 'The stored check' },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
-          '409': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400', '404', '409'),
         },
       },
       delete: {
@@ -350,8 +358,7 @@ export const spec = {
         ],
         responses: {
           '204': { description: 'Deleted' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
-          '409': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('404', '409'),
         },
       },
     },
@@ -363,8 +370,7 @@ export const spec = {
           'Runs the check once now in each of its environments, off its schedule and past the bulkhead; permission healthcheck.check.run.',
         responses: {
           '202': { description: 'The runs started, with their ids' },
-          '403': { $ref: '#/components/responses/ErrorResponse' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('403', '404'),
         },
       },
     },
@@ -426,7 +432,7 @@ export const spec = {
               },
             },
           },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400'),
         },
       },
     },
@@ -441,7 +447,7 @@ export const spec = {
           'A system’s rollup and its environment x check matrix; each check row names the `components` its check targets, when it names any.',
         responses: {
           '200': { description: 'The system' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('404'),
         },
       },
     },
@@ -469,8 +475,7 @@ export const spec = {
         ],
         responses: {
           '200': { description: 'The history' },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400', '404'),
         },
       },
     },
@@ -501,9 +506,7 @@ export const spec = {
               },
             },
           },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
-          '401': { $ref: '#/components/responses/ErrorResponse' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400', '401', '404'),
         },
       },
     },
@@ -520,8 +523,7 @@ export const spec = {
               },
             },
           },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400', '404'),
         },
       },
     },
@@ -537,8 +539,7 @@ export const spec = {
         ],
         responses: {
           '200': { description: 'A page of runs, newest first' },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400', '404'),
         },
       },
     },
@@ -582,8 +583,7 @@ export const spec = {
         ],
         responses: {
           '200': { description: 'The badge' },
-          '400': { $ref: '#/components/responses/ErrorResponse' },
-          '404': { $ref: '#/components/responses/ErrorResponse' },
+          ...errorResponses('400', '404'),
         },
       },
     },
