@@ -230,6 +230,7 @@ export const healthcheckPlugin = createBackendPlugin({
         const healthRouter = createHealthRouter({
           httpAuth,
           catalog,
+          checks: store,
           states,
           history,
           loadRollup: systemRef => rollups.get(systemRef),

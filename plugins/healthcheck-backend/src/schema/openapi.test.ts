@@ -39,6 +39,7 @@ describe('the OpenAPI document', () => {
         createHealthRouter({
           httpAuth: unused,
           catalog: unused,
+          checks: unused,
           states: unused,
           history: unused,
           loadRollup: unused,

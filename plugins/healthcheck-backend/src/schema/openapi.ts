@@ -510,6 +510,37 @@ export const spec = {
         },
       },
     },
+    '/v1/systems/{namespace}/{name}/checks': {
+      parameters: [
+        { $ref: '#/components/parameters/namespace' },
+        { $ref: '#/components/parameters/name' },
+      ],
+      get: {
+        operationId: 'ListSystemChecks',
+        description:
+          'The details of the checks in a system’s matrix (those with slices of the system), as `GET /v1/checks/{id}` gives each.',
+        responses: {
+          '200': {
+            description: 'The checks, by id',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: { $ref: '#/components/schemas/CheckDetails' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          ...errorResponses('400', '401', '404'),
+        },
+      },
+    },
     '/v1/slices/{sliceId}': {
       parameters: [{ $ref: '#/components/parameters/sliceId' }],
       get: {

@@ -18,6 +18,7 @@ import { createServiceFactory } from '@backstage/backend-plugin-api';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
 import request from 'supertest';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { DatabaseHealthcheckStore } from '../database/DatabaseHealthcheckStore';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { DatabaseHistoryStore } from '../history';
@@ -52,6 +53,16 @@ function catalogHidingPaymentsFrom(outsider: string): CatalogService {
       hides(opts.credentials) && String(ref).endsWith('/payments')
         ? undefined
         : inner.getEntityByRef(ref, opts),
+    getEntitiesByRefs: async (req, opts) => {
+      const result = await inner.getEntitiesByRefs(req, opts);
+      return hides(opts.credentials)
+        ? {
+            items: result.items.map(e =>
+              e?.metadata.name === 'payments' ? undefined : e,
+            ),
+          }
+        : result;
+    },
   } as CatalogService;
 }
 
@@ -188,6 +199,9 @@ describe('the health routes', () => {
               createHealthRouter({
                 httpAuth: deps.httpAuth,
                 catalog,
+                checks: await DatabaseHealthcheckStore.create({
+                  database: deps.database,
+                }),
                 states,
                 history,
                 loadRollup: ref => rollups.get(ref),
@@ -482,6 +496,40 @@ describe('the health routes', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    "gives the details of a system's checks in one answer, on %p",
+    async databaseId => {
+      const server = await startBackend(databaseId);
+      const res = await request(server)
+        .get('/api/healthcheck/v1/systems/default/payments/checks')
+        .set('Authorization', user);
+      expect(res.status).toBe(200);
+      expect(res.body.items).toEqual([
+        expect.objectContaining({
+          id: 'healthcheck:default/payments-health',
+          title: 'Payments health endpoint',
+          spec: expect.objectContaining({ type: 'http' }),
+          source: expect.objectContaining({
+            kind: 'gitops',
+            entityRef: 'healthcheck:default/payments-health',
+          }),
+        }),
+      ]);
+
+      const bad = await request(server)
+        .get('/api/healthcheck/v1/systems/default/payments/checks?limit=5')
+        .set('Authorization', user);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toBe(
+        'Invalid query: limit: unknown parameter (there are none)',
+      );
+      const hidden = await request(server)
+        .get('/api/healthcheck/v1/systems/default/payments/checks')
+        .set('Authorization', mockCredentials.user.header(OUTSIDER));
+      expect(hidden.status).toBe(404);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'refuses a bad history query with every problem named, on %p',
     async databaseId => {
       const server = await startBackend(databaseId);
@@ -506,6 +554,7 @@ describe('the health routes', () => {
         '/v1/systems/default/payments',
         '/v1/systems/default/payments/history',
         '/v1/systems/default/payments/uptime',
+        '/v1/systems/default/payments/checks',
         `/v1/slices/${encodeURIComponent(production)}`,
         `/v1/slices/${encodeURIComponent(production)}/runs`,
       ]) {

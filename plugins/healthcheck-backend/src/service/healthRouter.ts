@@ -21,9 +21,11 @@ import type {
   DatabaseStateStore,
   EnvironmentSlice,
 } from '../database/DatabaseStateStore';
+import type { HealthcheckStore } from '../database/HealthcheckStore';
 import type { HistoryStore, UptimeSummary } from '../history';
 import { computeRollup } from '../rollup/computeRollup';
 import { listSystems, parseSystemListQuery } from './listSystems';
+import { readCheckDetails } from './readCheckDetails';
 
 const SYSTEM_FIELDS = [
   'kind',
@@ -42,12 +44,14 @@ const SYSTEM_FIELDS = [
 export function createHealthRouter(options: {
   httpAuth: HttpAuthService;
   catalog: CatalogService;
+  /** Where API checks are read, for a system's checks. */
+  checks: Pick<HealthcheckStore, 'getCheck'>;
   states: DatabaseStateStore;
   history: HistoryStore;
   loadRollup: (systemRef: string) => Promise<SystemRollup | undefined>;
   now?: () => number;
 }): express.Router {
-  const { httpAuth, catalog, states, history, loadRollup } = options;
+  const { httpAuth, catalog, checks, states, history, loadRollup } = options;
   const now = options.now ?? Date.now;
   const router = Router();
 
@@ -181,6 +185,32 @@ export function createHealthRouter(options: {
       ranges: SLICE_UPTIME_WINDOWS.map(({ ms }) => ({ from: to - ms, to })),
     });
     res.json(sliceUptimeResponse(uptimes, to));
+  });
+
+  // The details of the checks in a system's matrix in one request, instead
+  // of one per check.
+  router.get('/v1/systems/:namespace/:name/checks', async (req, res) => {
+    const credentials = await authenticate(req);
+    const unknown = Object.keys(req.query);
+    if (unknown.length > 0) {
+      throw new InputError(
+        `Invalid query: ${unknown
+          .map(key => `${key}: unknown parameter (there are none)`)
+          .join('; ')}`,
+      );
+    }
+    const systemRef = systemRefOf(req.params);
+    await visibleSystem(systemRef, credentials);
+    const slices = await states.readSystemSlices(systemRef);
+    const ids = [...new Set(slices.map(slice => slice.checkId))].sort();
+    res.json({
+      items: await readCheckDetails({
+        ids,
+        store: checks,
+        catalog,
+        credentials,
+      }),
+    });
   });
 
   router.get('/v1/slices/:sliceId/runs', async (req, res) => {

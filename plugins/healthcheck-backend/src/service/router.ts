@@ -19,7 +19,6 @@ import {
 } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
-  CheckDetails,
   healthcheckCheckCreatePermission,
   healthcheckCheckDeletePermission,
   healthcheckCheckRunPermission,
@@ -30,15 +29,12 @@ import express from 'express';
 import Router from 'express-promise-router';
 import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import {
-  apiCheckDetails,
-  gitOpsCheckDetails,
-  gitOpsCheckSource,
-} from './checkDetails';
+import { apiCheckDetails, gitOpsCheckSource } from './checkDetails';
 import { ChecksChange, systemsOfChange } from './checkChanges';
 import { gitOpsCheckRef, isApiCheckId, numberedCheckId } from './checkIds';
 import { jsonBody } from './jsonBody';
 import { listChecks } from './listChecks';
+import { readCheckDetails } from './readCheckDetails';
 import { CheckRequest, parseCheckRequest } from './parseCheckRequest';
 
 /**
@@ -259,19 +255,12 @@ export async function createRouter(
   router.get('/v1/checks/:id', async (req, res) => {
     const credentials = await authenticate(req);
     const { id } = req.params;
-    let details: CheckDetails | undefined;
-    if (isApiCheckId(id)) {
-      const check = await store.getCheck(id);
-      details = check && apiCheckDetails(check);
-    } else {
-      const ref = gitOpsCheckRef(id);
-      const entity =
-        ref && (await catalog.getEntityByRef(ref, { credentials }));
-      details =
-        entity && isHealthCheckEntity(entity)
-          ? gitOpsCheckDetails(entity)
-          : undefined;
-    }
+    const [details] = await readCheckDetails({
+      ids: [id],
+      store,
+      catalog,
+      credentials,
+    });
     if (!details) {
       throw new NotFoundError(`There is no check with id '${id}'`);
     }

@@ -77,6 +77,8 @@ export interface HealthcheckApi {
    * the last 24 hours, 7 days and 30 days.
    */
   getSliceUptimes(systemRef: string): Promise<SliceUptimeResponse>;
+  /** The details of the checks in a system's matrix, in one request. */
+  listSystemChecks(systemRef: string): Promise<CheckDetails[]>;
   /** The badge's SVG URL (loaded with Backstage's cookie; public when configured). */
   badgeUrl(systemRef: string, options?: BadgeOptions): Promise<string>;
 }

@@ -110,6 +110,22 @@ describe('HealthcheckClient', () => {
     );
   });
 
+  it("asks for the details of a system's checks in one request", async () => {
+    const items = [
+      { id: 'healthcheck:default/a', spec: {}, source: { kind: 'gitops' } },
+    ];
+    const { client, fetch } = clientAnswering(
+      new Response(JSON.stringify({ items }), { status: 200 }),
+    );
+    await expect(
+      client.listSystemChecks('system:default/payments'),
+    ).resolves.toEqual(items);
+    expect(fetch).toHaveBeenCalledWith(
+      'http://backend.test/api/healthcheck/v1/systems/default/payments/checks',
+      { method: 'GET' },
+    );
+  });
+
   it('builds the badge URL of a system for a kind and window', async () => {
     const { client } = clientAnswering(new Response('{}'));
     await expect(

@@ -120,6 +120,13 @@ export class HealthcheckClient implements HealthcheckApi {
     return await this.#request(`${systemPath(systemRef)}/uptime`);
   }
 
+  async listSystemChecks(systemRef: string): Promise<CheckDetails[]> {
+    const { items } = await this.#request<{ items: CheckDetails[] }>(
+      `${systemPath(systemRef)}/checks`,
+    );
+    return items;
+  }
+
   async badgeUrl(
     systemRef: string,
     options: BadgeOptions = {},

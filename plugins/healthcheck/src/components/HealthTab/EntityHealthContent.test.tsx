@@ -41,7 +41,23 @@ describe('EntityHealthContent', () => {
 
     expect(screen.getByText('2 checks × 2 environments')).toBeInTheDocument();
     expect(api.getSystem).toHaveBeenCalledWith('system:default/payments');
-    // Titles come from getCheck, loaded once per check after the first paint.
+    // Titles come from one request for all the system's checks, after the
+    // first paint.
+    expect(await screen.findAllByText('Payments API')).not.toHaveLength(0);
+    expect(api.listSystemChecks).toHaveBeenCalledWith(
+      'system:default/payments',
+    );
+    expect(api.listSystemChecks).toHaveBeenCalledTimes(1);
+    expect(api.getCheck).not.toHaveBeenCalled();
+  });
+
+  it("loads the titles one check at a time when the system's checks cannot be read at once", async () => {
+    const api = makeApi({
+      listSystemChecks: jest.fn(async () => {
+        throw new Error('an older backend');
+      }),
+    });
+    await renderTab({ api });
     expect(await screen.findAllByText('Payments API')).not.toHaveLength(0);
     expect(api.getCheck).toHaveBeenCalledTimes(2);
   });

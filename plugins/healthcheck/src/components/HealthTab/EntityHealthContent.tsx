@@ -94,8 +94,11 @@ function SystemHealthContent(props: {
   } = useSystemHealth(systemRef);
   const uptimes = useSliceUptimes(system);
   const store = useMemo(
-    () => new CheckDetailsStore(id => api.getCheck(id)),
-    [api],
+    () =>
+      new CheckDetailsStore(id => api.getCheck(id), {
+        loadAll: () => api.listSystemChecks(systemRef),
+      }),
+    [api, systemRef],
   );
   const { loading: permissionLoading, allowed } = usePermission({
     permission: healthcheckCheckRunPermission,

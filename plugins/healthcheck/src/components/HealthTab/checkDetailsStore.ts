@@ -11,13 +11,19 @@ export type CheckDetailsState =
 const IDLE: CheckDetailsState = { status: 'idle' };
 
 /**
- * `getCheck` once per check, for the whole Health tab: results are cached
- * (live refreshes of the matrix do not ask again) and at most `concurrency`
- * requests are in flight, so 20 rows do not fire 20 requests at once.
- * A request asked with `priority` (an opened cell) jumps the queue.
+ * The details of each check once, for the whole Health tab: results are
+ * cached (live refreshes of the matrix do not ask again). With `loadAll`,
+ * the first request asks for every check of the system in one call, and
+ * only the checks it did not answer are then loaded one by one; of those,
+ * at most `concurrency` requests are in flight, so 20 rows do not fire 20
+ * requests at once. A request asked with `priority` (an opened cell) jumps
+ * the queue.
  */
 export class CheckDetailsStore {
   readonly #load: (checkId: string) => Promise<CheckDetails>;
+  readonly #loadAll?: () => Promise<CheckDetails[]>;
+  /** Whether `loadAll` is yet to run, running, or done (or absent). */
+  #all: 'ahead' | 'running' | 'done';
   readonly #concurrency: number;
   readonly #states = new Map<string, CheckDetailsState>();
   readonly #listeners = new Set<() => void>();
@@ -26,9 +32,14 @@ export class CheckDetailsStore {
 
   constructor(
     load: (checkId: string) => Promise<CheckDetails>,
-    options: { concurrency?: number } = {},
+    options: {
+      concurrency?: number;
+      loadAll?: () => Promise<CheckDetails[]>;
+    } = {},
   ) {
     this.#load = load;
+    this.#loadAll = options.loadAll;
+    this.#all = options.loadAll ? 'ahead' : 'done';
     this.#concurrency = options.concurrency ?? 3;
   }
 
@@ -72,7 +83,46 @@ export class CheckDetailsStore {
     }
   }
 
+  #loadAllFirst() {
+    this.#all = 'running';
+    let all: Promise<CheckDetails[]>;
+    try {
+      all = this.#loadAll!();
+    } catch (error) {
+      all = Promise.reject(error);
+    }
+    all
+      .then(
+        items => {
+          for (const value of items) {
+            // The matrix names checks by canonical (lower-case) id.
+            for (const id of new Set([value.id, value.id.toLowerCase()])) {
+              if (this.get(id).status !== 'loaded') {
+                const queued = this.#queue.indexOf(id);
+                if (queued >= 0) {
+                  this.#queue.splice(queued, 1);
+                }
+                this.#set(id, { status: 'loaded', value });
+              }
+            }
+          }
+        },
+        // Each check is then asked for on its own.
+        () => undefined,
+      )
+      .finally(() => {
+        this.#all = 'done';
+        this.#pump();
+      });
+  }
+
   #pump() {
+    if (this.#all === 'ahead') {
+      this.#loadAllFirst();
+    }
+    if (this.#all === 'running') {
+      return;
+    }
     while (this.#inFlight < this.#concurrency && this.#queue.length > 0) {
       const checkId = this.#queue.shift()!;
       this.#inFlight += 1;

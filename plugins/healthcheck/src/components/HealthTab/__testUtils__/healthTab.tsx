@@ -245,6 +245,7 @@ export type MockedApi = Record<
   | 'getSliceUptimes'
   | 'listSliceRuns'
   | 'getCheck'
+  | 'listSystemChecks'
   | 'runCheck',
   jest.Mock
 >;
@@ -256,6 +257,7 @@ export function makeApi(overrides: Partial<MockedApi> = {}): MockedApi {
     getSliceUptimes: jest.fn(async () => sliceUptimes()),
     listSliceRuns: jest.fn(async () => ({ runs: [failingRun, passingRun] })),
     getCheck: jest.fn(async (id: string) => checks[id]),
+    listSystemChecks: jest.fn(async () => Object.values(checks)),
     runCheck: jest.fn(async (id: string) =>
       [
         {
