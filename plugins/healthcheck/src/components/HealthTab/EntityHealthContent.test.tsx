@@ -62,6 +62,32 @@ describe('EntityHealthContent', () => {
     expect(api.getCheck).toHaveBeenCalledTimes(2);
   });
 
+  it('shows the first five reasons, and all of them on asking', async () => {
+    const reasons = Array.from({ length: 8 }, (_, i) => ({
+      checkId: GIT_CHECK,
+      environment: `env-${i}`,
+      status: 'unhealthy' as const,
+      display: `[STATUS] (50${i}) == 200`,
+    }));
+    await renderTab({
+      api: makeApi({ getSystem: jest.fn(async () => makeSystem({ reasons })) }),
+    });
+    const why = (await screen.findByText('Why')).closest('section')!;
+    expect(within(why).getAllByRole('listitem')).toHaveLength(5);
+    const more = within(why).getByRole('button', {
+      name: 'Show all 8 reasons',
+    });
+    expect(more).toHaveAttribute('aria-expanded', 'false');
+
+    await userEvent.click(more);
+    expect(within(why).getAllByRole('listitem')).toHaveLength(8);
+    expect(within(why).getByText('[STATUS] (507) == 200')).toBeInTheDocument();
+    await userEvent.click(
+      within(why).getByRole('button', { name: 'Show fewer reasons' }),
+    );
+    expect(within(why).getAllByRole('listitem')).toHaveLength(5);
+  });
+
   it('shows the rollup: status, k of n, the reasons and unhealthy upstream systems', async () => {
     await renderTab();
     await screen.findByText('Why');

@@ -1,16 +1,24 @@
 import { InfoCard } from '@backstage/core-components';
 import { EntityRefLink } from '@backstage/plugin-catalog-react';
 import Box from '@material-ui/core/Box';
+import Button from '@material-ui/core/Button';
 import Typography from '@material-ui/core/Typography';
 import { makeStyles } from '@material-ui/core/styles';
 import {
   RollupReason,
   SystemHealthDetails,
 } from '@vigil/plugin-healthcheck-common';
+import { useState } from 'react';
 import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
 import { shortCheckName } from './format';
 import { RelativeTime } from './RelativeTime';
 import { StatusBadge } from './StatusBadge';
+
+/**
+ * Reasons shown before "Show all": a system with many failing cells would
+ * otherwise push the matrix, which says the same per cell, off the screen.
+ */
+const REASONS_SHOWN = 5;
 
 const useStyles = makeStyles(theme => ({
   summary: {
@@ -80,6 +88,11 @@ export interface RollupCardProps {
 export function RollupCard(props: RollupCardProps) {
   const { system, live } = props;
   const classes = useStyles();
+  const [allReasons, setAllReasons] = useState(false);
+  const reasons =
+    allReasons || system.reasons.length <= REASONS_SHOWN
+      ? system.reasons
+      : system.reasons.slice(0, REASONS_SHOWN);
   return (
     <InfoCard
       title="Health"
@@ -111,13 +124,25 @@ export function RollupCard(props: RollupCardProps) {
             Why
           </Typography>
           <ul className={classes.list}>
-            {system.reasons.map(reason => (
+            {reasons.map(reason => (
               <ReasonItem
                 key={`${reason.checkId}\u0000${reason.environment}`}
                 reason={reason}
               />
             ))}
           </ul>
+          {system.reasons.length > REASONS_SHOWN && (
+            <Button
+              size="small"
+              color="primary"
+              aria-expanded={allReasons}
+              onClick={() => setAllReasons(shown => !shown)}
+            >
+              {allReasons
+                ? 'Show fewer reasons'
+                : `Show all ${system.reasons.length} reasons`}
+            </Button>
+          )}
         </section>
       )}
 
