@@ -10,7 +10,7 @@ import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { FakeClock } from '../scheduler/__testUtils__/FakeClock';
 import { SliceScheduler } from '../scheduler';
-import { matrixOf } from '../service/healthRouter';
+import { matrixOf } from '../rollup/systemMatrix';
 import type { DueTick } from '../scheduler';
 import { CatalogChangePoller } from './CatalogChangePoller';
 import { createStoredSliceLoader } from './createStoredSliceLoader';

@@ -93,3 +93,97 @@ describe('RollupService.upstreamOf', () => {
     expect(systemReads).toHaveLength(2);
   });
 });
+
+describe('RollupService.get', () => {
+  const SYSTEM = 'system:default/checkout';
+
+  function setup() {
+    let clock = 1_000_000;
+    const reads: string[] = [];
+    let status: 'healthy' | 'unhealthy' = 'healthy';
+    const rollupOf = (systemRef: string) =>
+      systemRef === SYSTEM
+        ? {
+            systemRef,
+            status,
+            environments: [],
+            reasons: [],
+            healthy: 0,
+            total: 0,
+            upstream: [],
+            updatedAt: new Date(clock).toISOString(),
+          }
+        : undefined;
+    const store = {
+      readRollup: async (systemRef: string) => {
+        reads.push(systemRef);
+        return rollupOf(systemRef);
+      },
+      readEnvironmentSlices: async () => [],
+      readEnvironmentStates: async () => new Map(),
+      readRollups: async () => new Map(),
+      writeRollup: async () => ({ stored: true, previous: rollupOf(SYSTEM) }),
+    } as unknown as DatabaseStateStore;
+    const service = new RollupService({
+      store,
+      catalog: {
+        getEntityByRef: async () => undefined,
+        getEntitiesByRefs: async () => ({ items: [] }),
+      } as unknown as CatalogService,
+      auth: mockServices.auth(),
+      logger: mockServices.logger.mock(),
+      now: () => clock,
+    });
+    return {
+      service,
+      reads,
+      advance: (ms: number) => {
+        clock += ms;
+      },
+      setStatus: (value: typeof status) => {
+        status = value;
+      },
+    };
+  }
+
+  it('serves a rollup read in the last 2 s from memory, and reads it again after', async () => {
+    const { service, reads, advance } = setup();
+    await service.get(SYSTEM);
+    advance(2_000);
+    await service.get('System:default/Checkout');
+    expect(reads).toHaveLength(1);
+
+    advance(1);
+    await service.get(SYSTEM);
+    expect(reads).toHaveLength(2);
+  });
+
+  it('remembers that a system has no rollup, too', async () => {
+    const { service, reads } = setup();
+    expect(await service.get('system:default/nothing')).toBeUndefined();
+    expect(await service.get('system:default/nothing')).toBeUndefined();
+    expect(reads).toHaveLength(1);
+  });
+
+  it('keeps at most 20,000 systems, dropping the least recently read', async () => {
+    const { service, reads } = setup();
+    for (let i = 0; i <= 20_000; i++) {
+      await service.get(`system:default/s-${i}`);
+    }
+    await service.get('system:default/s-20000');
+    expect(reads).toHaveLength(20_001);
+    await service.get('system:default/s-0');
+    expect(reads).toHaveLength(20_002);
+  });
+
+  it('reads a system afresh after this instance recomputed it', async () => {
+    const { service, reads, setStatus } = setup();
+    expect((await service.get(SYSTEM))?.status).toBe('healthy');
+    setStatus('unhealthy');
+    await service.recompute(SYSTEM);
+
+    const before = reads.length;
+    expect((await service.get(SYSTEM))?.status).toBe('unhealthy');
+    expect(reads).toHaveLength(before + 1);
+  });
+});

@@ -14,8 +14,14 @@ import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { computeRollup } from './computeRollup';
 import { systemsOfComponents, upstreamSystems } from './upstreamSystems';
 
-/** How long a read rollup is served from memory. */
+/**
+ * How long a read rollup is served from memory: every instance sees
+ * another's rollups within this time.
+ */
 const CACHE_TTL_MS = 2_000;
+
+/** Systems whose rollup is kept in memory at most. */
+const READ_CACHE_SIZE = 20_000;
 
 /**
  * How long a system's upstream systems are reused. Finding them costs three
@@ -39,10 +45,8 @@ export class RollupService {
   readonly #events?: EventsService;
   readonly #signals?: SignalsService;
   readonly #now: () => number;
-  readonly #cache = new Map<
-    string,
-    { rollup: SystemRollup | undefined; at: number }
-  >();
+  /** Stored rollups, wrapped: lru-cache keeps no `undefined`. */
+  readonly #rollups: LRUCache<string, { rollup?: SystemRollup }>;
   readonly #upstream: LRUCache<string, string[]>;
   /** Recomputes, for tests and metrics. */
   recomputes = 0;
@@ -63,6 +67,13 @@ export class RollupService {
     this.#events = options.events;
     this.#signals = options.signals;
     this.#now = options.now ?? Date.now;
+    // Bounded: badge requests may name any system, existing or not.
+    this.#rollups = new LRUCache<string, { rollup?: SystemRollup }>({
+      max: READ_CACHE_SIZE,
+      ttl: CACHE_TTL_MS,
+      perf: { now: this.#now },
+      ttlResolution: 0,
+    });
     this.#upstream = new LRUCache<string, string[]>({
       max: 100_000,
       ttl: UPSTREAM_TTL_MS,
@@ -83,12 +94,12 @@ export class RollupService {
   /** The stored rollup of a system, briefly cached. */
   async get(systemRef: string): Promise<SystemRollup | undefined> {
     const key = systemRef.toLowerCase();
-    const cached = this.#cache.get(key);
-    if (cached && this.#now() - cached.at < CACHE_TTL_MS) {
+    const cached = this.#rollups.get(key);
+    if (cached) {
       return cached.rollup;
     }
     const rollup = await this.#store.readRollup(key);
-    this.#cache.set(key, { rollup, at: this.#now() });
+    this.#rollups.set(key, { rollup });
     return rollup;
   }
 
@@ -166,7 +177,7 @@ export class RollupService {
       now: computedAt,
     });
     const written = await this.#store.writeRollup(rollup, computedAt);
-    this.#cache.delete(key);
+    this.#rollups.delete(key);
     if (!written.stored) {
       return rollup;
     }

@@ -7,7 +7,6 @@ import { InputError, NotFoundError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
   SLICE_UPTIME_WINDOWS,
-  SliceHealth,
   SliceUptimeResponse,
   SliceUptimeWindow,
   SystemHealthDetails,
@@ -17,13 +16,11 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import Router from 'express-promise-router';
-import type {
-  DatabaseStateStore,
-  EnvironmentSlice,
-} from '../database/DatabaseStateStore';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { HealthcheckStore } from '../database/HealthcheckStore';
 import type { HistoryStore, UptimeSummary } from '../history';
 import { computeRollup } from '../rollup/computeRollup';
+import { cellOf, matrixOf } from '../rollup/systemMatrix';
 import { listSystems, parseSystemListQuery } from './listSystems';
 import { readCheckDetails } from './readCheckDetails';
 
@@ -383,51 +380,5 @@ export function sliceUptimeResponse(
     to: new Date(to).toISOString(),
     windows: SLICE_UPTIME_WINDOWS.map(({ window }) => window),
     slices,
-  };
-}
-
-function cellOf(slice: EnvironmentSlice): SliceHealth {
-  const state = slice.state;
-  return {
-    sliceId: slice.sliceId,
-    checkId: slice.checkId,
-    environment: slice.environment,
-    status: slice.paused ? 'paused' : state?.status ?? 'unknown',
-    paused: slice.paused,
-    lastRunAt: state ? new Date(state.lastRunAt).toISOString() : undefined,
-    lastDurationMs: state?.lastDurationMs,
-    lastReason: state?.lastReason,
-    since: state ? new Date(state.since).toISOString() : undefined,
-  };
-}
-
-/**
- * The environment x check matrix of a system's slices; each row says which
- * components its check targets (the same on every slice of the check).
- */
-export function matrixOf(
-  slices: readonly EnvironmentSlice[],
-): Pick<SystemHealthDetails, 'environmentNames' | 'checks'> {
-  const environmentNames = [...new Set(slices.map(s => s.environment))].sort();
-  const byCheck = new Map<string, Record<string, SliceHealth>>();
-  const componentsByCheck = new Map<string, string[]>();
-  for (const slice of slices) {
-    const cells = byCheck.get(slice.checkId) ?? {};
-    cells[slice.environment] = cellOf(slice);
-    byCheck.set(slice.checkId, cells);
-    if (slice.components) {
-      componentsByCheck.set(slice.checkId, slice.components);
-    }
-  }
-  return {
-    environmentNames,
-    checks: [...byCheck.keys()].sort().map(checkId => {
-      const components = componentsByCheck.get(checkId);
-      return {
-        checkId,
-        ...(components && { components }),
-        cells: byCheck.get(checkId)!,
-      };
-    }),
   };
 }
