@@ -7,7 +7,8 @@
  *   yarn bench:read-path [--systems N] [--history-systems N] [--seconds S]
  *     [--warmup S] [--connections N] [--runs N] [--write-runs N]
  *     [--naive-write-runs N (0: none)] [--batches 100,500,1000]
- *     [--only reads|writes] [--quiet-wait S] [--busy-repeats N]
+ *     [--only reads|writes] [--endpoints rollup,status-badge,...]
+ *     [--quiet-wait S] [--busy-repeats N]
  *     [--require-postgres] [--postgres URL]
  *
  * which is
@@ -59,6 +60,7 @@ import {
 import { WITHOUT_VALIDATOR } from './benchServer';
 import { WriteBench, type WritePath } from './benchWrites';
 import {
+  ENDPOINTS,
   FLOOR_PATH,
   LoadGenerator,
   type Endpoint,
@@ -81,6 +83,8 @@ interface Options {
   naiveWriteRuns: number;
   batches: number[];
   only?: 'reads' | 'writes';
+  /** The endpoints whose loads run (all when unset). */
+  endpoints?: Endpoint[];
   /** Seconds to wait for a quiet machine before each measured load. */
   quietWait: number;
   /** How often a load is measured again when other work took CPU. */
@@ -112,6 +116,15 @@ function parseOptions(args: readonly string[]): Options {
   if (batches.some(b => !Number.isInteger(b) || b < 1)) {
     throw new Error(`--batches wants whole numbers, not ${batches}`);
   }
+  const endpoints = valueOf('--endpoints')?.split(',');
+  const unknownEndpoint = endpoints?.find(e => !ENDPOINTS.includes(e));
+  if (unknownEndpoint !== undefined) {
+    throw new Error(
+      `--endpoints wants some of ${ENDPOINTS.join(
+        ', ',
+      )}, not ${unknownEndpoint}`,
+    );
+  }
   const systems = count('--systems', 10_000);
   return {
     systems,
@@ -124,6 +137,7 @@ function parseOptions(args: readonly string[]): Options {
     naiveWriteRuns: count('--naive-write-runs', 5_000, 0),
     batches,
     only,
+    endpoints: endpoints as Endpoint[] | undefined,
     quietWait: count('--quiet-wait', 15, 0),
     busyRepeats: count('--busy-repeats', 1, 0),
     requirePostgres: args.includes('--require-postgres'),
@@ -841,7 +855,9 @@ async function main(args: string[]) {
           server,
           generator,
           options,
-          scenarios(options),
+          scenarios(options).filter(
+            s => !options.endpoints || options.endpoints.includes(s.endpoint),
+          ),
           rows,
           diagnoses,
           backendPids,

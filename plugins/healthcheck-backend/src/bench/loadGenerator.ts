@@ -19,6 +19,12 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
 /** The routes the bench loads. */
+export const ENDPOINTS: readonly string[] = [
+  'floor',
+  'rollup',
+  'status-badge',
+  'uptime-badge',
+];
 export type Endpoint = 'rollup' | 'status-badge' | 'uptime-badge' | 'floor';
 
 /** Which system each request asks for, of systems 0 .. range-1. */
