@@ -1,4 +1,8 @@
-import { BADGE_MEASUREMENT_TTL_MS, badgeLoaders } from './badgeLoaders';
+import {
+  BADGE_MEASUREMENT_MAX_STALE_MS,
+  BADGE_MEASUREMENT_TTL_MS,
+  badgeLoaders,
+} from './badgeLoaders';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -19,7 +23,8 @@ describe('badgeLoaders', () => {
           });
           await gate;
           return {
-            uptime: 0.99,
+            // 0.99 first, then 0.98, 0.97, ...: tells a new figure apart.
+            uptime: 1 - uptimeReads.length / 100,
             upSeconds: 99,
             downSeconds: 1,
             unknownSeconds: 0,
@@ -59,7 +64,7 @@ describe('badgeLoaders', () => {
     };
   }
 
-  it('reuses a figure for the same system, environment and window length until it is more than a minute old', async () => {
+  it('reuses a figure for the same system, environment and window length, and reads it again once it is more than a minute old', async () => {
     const { loaders, query, uptimeReads, advance } = setup();
     expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
     advance(BADGE_MEASUREMENT_TTL_MS);
@@ -68,6 +73,27 @@ describe('badgeLoaders', () => {
 
     advance(1);
     await loaders.loadUptime(query(DAY_MS));
+    expect(uptimeReads).toHaveLength(2);
+  });
+
+  it('answers with the last figure while it reads a newer one, and with the newer one after', async () => {
+    const { loaders, query, uptimeReads, advance, hold, release } = setup();
+    await loaders.loadUptime(query(DAY_MS));
+    advance(BADGE_MEASUREMENT_MAX_STALE_MS);
+    hold();
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
+    expect(uptimeReads).toHaveLength(2);
+    release();
+    await new Promise(resolve => setImmediate(resolve));
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.98);
+    expect(uptimeReads).toHaveLength(2);
+  });
+
+  it('waits for a new figure when the last is more than five minutes old', async () => {
+    const { loaders, query, uptimeReads, advance } = setup();
+    await loaders.loadUptime(query(DAY_MS));
+    advance(BADGE_MEASUREMENT_MAX_STALE_MS + 1);
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.98);
     expect(uptimeReads).toHaveLength(2);
   });
 

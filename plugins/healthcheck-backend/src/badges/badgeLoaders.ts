@@ -11,18 +11,30 @@ import type { BadgeMeasurementQuery, BadgeRouterOptions } from './badgeRouter';
  */
 export const BADGE_MEASUREMENT_TTL_MS = 60_000;
 
+/**
+ * How old a figure may be and still be shown while a newer one is read: a
+ * badge polled steadily never waits for the history, and one asked for
+ * after a long quiet spell does not show a stale figure.
+ */
+export const BADGE_MEASUREMENT_MAX_STALE_MS = 5 * 60_000;
+
 /** Figures remembered: three windows of two kinds for thousands of systems. */
 const MEASUREMENTS_REMEMBERED = 20_000;
 
-type Measurement =
+type Measurement = (
   | { kind: 'uptime'; uptime: number | undefined }
-  | { kind: 'response-time'; times: ResponseTimes | undefined };
+  | { kind: 'response-time'; times: ResponseTimes | undefined }
+) & {
+  /** When it was read. */
+  at: number;
+};
 
 /**
  * What badges show, from the rollups and the run history. Up-time and
  * response-time figures are remembered for {@link BADGE_MEASUREMENT_TTL_MS}
- * per system, environment and window length; concurrent requests for one
- * figure share one read.
+ * per system, environment and window length, then shown while a newer one
+ * is read, up to {@link BADGE_MEASUREMENT_MAX_STALE_MS}; concurrent
+ * requests for one figure share one read.
  * @internal
  */
 export function badgeLoaders(deps: {
@@ -31,6 +43,7 @@ export function badgeLoaders(deps: {
   /** The clock of the remembered figures' ages; tests set it. */
   now?: () => number;
 }): Pick<BadgeRouterOptions, 'loadRollup' | 'loadUptime' | 'loadResponseTime'> {
+  const now = deps.now ?? Date.now;
   const range = (query: BadgeMeasurementQuery) => ({
     systemRef: query.systemRef,
     environment: query.environment,
@@ -47,16 +60,20 @@ export function badgeLoaders(deps: {
     // A given clock is read every time (lru-cache would reuse a reading for
     // a millisecond of real time, which a test's clock does not advance).
     ...(deps.now && { perf: { now: deps.now }, ttlResolution: 0 }),
+    // An expired figure is answered at once while its successor is read.
+    allowStale: true,
     fetchMethod: async (_key, _stale, { context }) => {
+      const at = now();
       if (context.kind === 'uptime') {
         const { uptime } = await deps.history.uptime(range(context.query));
-        return { kind: 'uptime', uptime };
+        return { kind: 'uptime', uptime, at };
       }
       const { p50Ms, p95Ms } = await deps.history.responseTime(
         range(context.query),
       );
       return {
         kind: 'response-time',
+        at,
         times:
           p50Ms === undefined || p95Ms === undefined
             ? undefined
@@ -74,7 +91,13 @@ export function badgeLoaders(deps: {
       query.environment ?? '',
       query.to.getTime() - query.from.getTime(),
     ].join('\u0000');
-    return (await measurements.fetch(key, { context: { kind, query } }))!;
+    const context = { kind, query };
+    const measurement = (await measurements.fetch(key, { context }))!;
+    if (now() - measurement.at <= BADGE_MEASUREMENT_MAX_STALE_MS) {
+      return measurement;
+    }
+    // Too old to show: wait for the read the first fetch started.
+    return (await measurements.fetch(key, { context, allowStale: false }))!;
   };
   return {
     loadRollup: deps.loadRollup,
