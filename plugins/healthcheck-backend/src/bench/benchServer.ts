@@ -134,7 +134,10 @@ export interface BenchServer {
   url: string;
   /** Starts recording; the returned function stops and returns the sample. */
   record(): () => ServerSample;
-  /** Resolves when no request is being served (a load's tail drained). */
+  /**
+   * Resolves when no request is being served and no statement runs (a
+   * load's tail drained).
+   */
   idle(): Promise<void>;
   /** The SQL and bindings of the last statement of that name, for EXPLAIN. */
   lastStatement(name: string): { sql: string; bindings: unknown[] } | undefined;
@@ -338,10 +341,17 @@ export async function startBenchServer(options: {
       };
     },
     lastStatement: name => last.get(name),
-    idle: () =>
-      inFlight === 0
-        ? Promise.resolve()
-        : new Promise<void>(resolve => onIdle.push(resolve)),
+    async idle() {
+      if (inFlight > 0) {
+        await new Promise<void>(resolve => onIdle.push(resolve));
+      }
+      // A request the load generator gave up on closes before the reads it
+      // started end (such as a badge figure's first read); they would land
+      // in the next measurement.
+      while (pool.numUsed() > 0 || pool.numPendingAcquires() > 0) {
+        await new Promise(resolve => setTimeout(resolve, 10));
+      }
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
