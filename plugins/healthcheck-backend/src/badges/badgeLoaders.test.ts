@@ -1,4 +1,6 @@
+import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import {
+  BADGE_HISTORY_READS_AT_ONCE,
   BADGE_MEASUREMENT_MAX_STALE_MS,
   BADGE_MEASUREMENT_TTL_MS,
   badgeLoaders,
@@ -13,15 +15,30 @@ describe('badgeLoaders', () => {
     let responseTimeReads = 0;
     let release: () => void = () => {};
     let gate: Promise<void> = Promise.resolve();
+    const rollupReads: string[] = [];
+    let environments = ['production', 'staging'];
+    let readsNow = 0;
+    let mostReadsAtOnce = 0;
     const loaders = badgeLoaders({
-      loadRollup: async () => undefined,
+      loadRollup: async systemRef => {
+        rollupReads.push(systemRef);
+        return systemRef === 'system:default/payments'
+          ? ({
+              systemRef,
+              environments: environments.map(name => ({ name })),
+            } as SystemRollup)
+          : undefined;
+      },
       history: {
         uptime: async range => {
           uptimeReads.push({
             environment: range.environment,
             length: range.to - range.from,
           });
+          readsNow += 1;
+          mostReadsAtOnce = Math.max(mostReadsAtOnce, readsNow);
           await gate;
+          readsNow -= 1;
           return {
             // 0.99 first, then 0.98, 0.97, ...: tells a new figure apart.
             uptime: 1 - uptimeReads.length / 100,
@@ -52,6 +69,11 @@ describe('badgeLoaders', () => {
       query,
       uptimeReads,
       responseTimeReads: () => responseTimeReads,
+      rollupReads,
+      mostReadsAtOnce: () => mostReadsAtOnce,
+      setEnvironments: (names: string[]) => {
+        environments = names;
+      },
       advance: (ms: number) => {
         clock += ms;
       },
@@ -133,5 +155,59 @@ describe('badgeLoaders', () => {
     });
     expect(uptimeReads).toHaveLength(1);
     expect(responseTimeReads()).toBe(1);
+  });
+
+  it('reads at most a few figures at once, so that a page of badges does not take every database connection', async () => {
+    const { loaders, query, uptimeReads, mostReadsAtOnce, hold, release } =
+      setup();
+    hold();
+    const answers = Promise.all(
+      ['production', 'staging', 'qa', 'dev', 'perf', 'eu', 'us'].map(
+        environment => loaders.loadUptime(query(DAY_MS, environment)),
+      ),
+    );
+    await new Promise(resolve => setImmediate(resolve));
+    expect(uptimeReads).toHaveLength(BADGE_HISTORY_READS_AT_ONCE);
+    release();
+    expect(await answers).toHaveLength(7);
+    expect(uptimeReads).toHaveLength(7);
+    expect(mostReadsAtOnce()).toBe(BADGE_HISTORY_READS_AT_ONCE);
+  });
+
+  it('knows the environments of a system, and that a system is unknown, from a rollup read at most a minute ago', async () => {
+    const { loaders, rollupReads, advance, setEnvironments } = setup();
+    expect(await loaders.loadEnvironments('system:default/payments')).toEqual([
+      'production',
+      'staging',
+    ]);
+    expect(await loaders.loadEnvironments('System:Default/Payments')).toEqual([
+      'production',
+      'staging',
+    ]);
+    expect(await loaders.loadEnvironments('system:default/ledger')).toBe(
+      undefined,
+    );
+    expect(await loaders.loadEnvironments('system:default/ledger')).toBe(
+      undefined,
+    );
+    expect(rollupReads).toEqual([
+      'system:default/payments',
+      'system:default/ledger',
+    ]);
+
+    setEnvironments(['production', 'staging', 'qa']);
+    advance(BADGE_MEASUREMENT_TTL_MS + 1);
+    // The last answer at once; the new one from the read it started.
+    expect(await loaders.loadEnvironments('system:default/payments')).toEqual([
+      'production',
+      'staging',
+    ]);
+    await new Promise(resolve => setImmediate(resolve));
+    expect(await loaders.loadEnvironments('system:default/payments')).toEqual([
+      'production',
+      'staging',
+      'qa',
+    ]);
+    expect(rollupReads).toHaveLength(3);
   });
 });

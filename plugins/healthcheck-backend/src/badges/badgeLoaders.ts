@@ -1,5 +1,6 @@
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
+import pLimit from 'p-limit';
 import type { HistoryStore } from '../history';
 import type { ResponseTimes } from './badgeContent';
 import type { BadgeMeasurementQuery, BadgeRouterOptions } from './badgeRouter';
@@ -18,23 +19,84 @@ export const BADGE_MEASUREMENT_TTL_MS = 60_000;
  */
 export const BADGE_MEASUREMENT_MAX_STALE_MS = 5 * 60_000;
 
+/**
+ * History reads for badges at once. A page of badges expires together; its
+ * reads queue here rather than take every database connection from the
+ * rollup reads and the run writes.
+ */
+export const BADGE_HISTORY_READS_AT_ONCE = 2;
+
 /** Figures remembered: three windows of two kinds for thousands of systems. */
 const MEASUREMENTS_REMEMBERED = 20_000;
 
-type Measurement = (
-  | { kind: 'uptime'; uptime: number | undefined }
-  | { kind: 'response-time'; times: ResponseTimes | undefined }
-) & {
-  /** When it was read. */
+/** Systems whose environments are remembered for measurement badges. */
+const SYSTEMS_REMEMBERED = 20_000;
+
+/** A value and when it was read. */
+interface Dated<T> {
+  value: T;
   at: number;
-};
+}
 
 /**
- * What badges show, from the rollups and the run history. Up-time and
- * response-time figures are remembered for {@link BADGE_MEASUREMENT_TTL_MS}
- * per system, environment and window length, then shown while a newer one
- * is read, up to {@link BADGE_MEASUREMENT_MAX_STALE_MS}; concurrent
- * requests for one figure share one read.
+ * A cache that answers a value up to `ttlMs` old as it is, one up to
+ * `maxStaleMs` old at once while a newer one is read, and an older one not
+ * at all (the caller waits for the newer one). Concurrent asks for one key
+ * share one read.
+ */
+function staleWhileRevalidate<T, C>(options: {
+  max: number;
+  ttlMs: number;
+  maxStaleMs: number;
+  now: () => number;
+  /** Whether `now` is a test's clock, to be read on every access. */
+  givenClock: boolean;
+  read: (key: string, context: C) => Promise<T>;
+}): (key: string, context: C) => Promise<T> {
+  const { now, maxStaleMs } = options;
+  const cache = new LRUCache<string, Dated<T>, C>({
+    max: options.max,
+    ttl: options.ttlMs,
+    // lru-cache would reuse a reading of the clock for a millisecond of real
+    // time, which a test's clock does not advance.
+    ...(options.givenClock && { perf: { now }, ttlResolution: 0 }),
+    allowStale: true,
+    fetchMethod: async (key, _stale, { context }) => {
+      const at = now();
+      return { value: await options.read(key, context), at };
+    },
+  });
+  // lru-cache's overloads cannot tell a generic context apart; this is the
+  // one with a context.
+  const fetch = cache.fetch.bind(cache) as (
+    key: string,
+    options: { context: C; allowStale?: boolean },
+  ) => Promise<Dated<T> | undefined>;
+  return async (key, context) => {
+    const dated = (await fetch(key, { context }))!;
+    if (now() - dated.at <= maxStaleMs) {
+      return dated.value;
+    }
+    // Too old to show: wait for the read the first fetch started.
+    return (await fetch(key, { context, allowStale: false }))!.value;
+  };
+}
+
+type Measurement =
+  | { kind: 'uptime'; uptime: number | undefined }
+  | { kind: 'response-time'; times: ResponseTimes | undefined };
+
+/**
+ * What badges show, from the rollups and the run history.
+ *
+ * Status badges read the rollup as the API does. Up-time and response-time
+ * figures are remembered for {@link BADGE_MEASUREMENT_TTL_MS} per system,
+ * environment and window length, then shown while a newer one is read, up
+ * to {@link BADGE_MEASUREMENT_MAX_STALE_MS}; at most
+ * {@link BADGE_HISTORY_READS_AT_ONCE} such reads run at once. The
+ * environments those badges check a request against are remembered as
+ * long: a figure a minute old needs no fresher proof that its system
+ * exists, and a page of badges then never waits on the database.
  * @internal
  */
 export function badgeLoaders(deps: {
@@ -42,71 +104,79 @@ export function badgeLoaders(deps: {
   history: Pick<HistoryStore, 'uptime' | 'responseTime'>;
   /** The clock of the remembered figures' ages; tests set it. */
   now?: () => number;
-}): Pick<BadgeRouterOptions, 'loadRollup' | 'loadUptime' | 'loadResponseTime'> {
+}): Pick<
+  BadgeRouterOptions,
+  'loadRollup' | 'loadEnvironments' | 'loadUptime' | 'loadResponseTime'
+> {
   const now = deps.now ?? Date.now;
+  const givenClock = deps.now !== undefined;
+  const historyRead = pLimit(BADGE_HISTORY_READS_AT_ONCE);
   const range = (query: BadgeMeasurementQuery) => ({
     systemRef: query.systemRef,
     environment: query.environment,
     from: query.from.getTime(),
     to: query.to.getTime(),
   });
-  const measurements = new LRUCache<
-    string,
+
+  const measure = staleWhileRevalidate<
     Measurement,
     { kind: Measurement['kind']; query: BadgeMeasurementQuery }
   >({
     max: MEASUREMENTS_REMEMBERED,
-    ttl: BADGE_MEASUREMENT_TTL_MS,
-    // A given clock is read every time (lru-cache would reuse a reading for
-    // a millisecond of real time, which a test's clock does not advance).
-    ...(deps.now && { perf: { now: deps.now }, ttlResolution: 0 }),
-    // An expired figure is answered at once while its successor is read.
-    allowStale: true,
-    fetchMethod: async (_key, _stale, { context }) => {
-      const at = now();
-      if (context.kind === 'uptime') {
-        const { uptime } = await deps.history.uptime(range(context.query));
-        return { kind: 'uptime', uptime, at };
-      }
-      const { p50Ms, p95Ms } = await deps.history.responseTime(
-        range(context.query),
-      );
-      return {
-        kind: 'response-time',
-        at,
-        times:
-          p50Ms === undefined || p95Ms === undefined
-            ? undefined
-            : { p50: p50Ms, p95: p95Ms },
-      };
-    },
+    ttlMs: BADGE_MEASUREMENT_TTL_MS,
+    maxStaleMs: BADGE_MEASUREMENT_MAX_STALE_MS,
+    now,
+    givenClock,
+    read: (_key, { kind, query }) =>
+      historyRead(async (): Promise<Measurement> => {
+        if (kind === 'uptime') {
+          const { uptime } = await deps.history.uptime(range(query));
+          return { kind, uptime };
+        }
+        const { p50Ms, p95Ms } = await deps.history.responseTime(range(query));
+        return {
+          kind,
+          times:
+            p50Ms === undefined || p95Ms === undefined
+              ? undefined
+              : { p50: p50Ms, p95: p95Ms },
+        };
+      }),
   });
-  const measure = async (
+  const measurementOf = (
     kind: Measurement['kind'],
     query: BadgeMeasurementQuery,
-  ): Promise<Measurement> => {
-    const key = [
-      kind,
-      query.systemRef,
-      query.environment ?? '',
-      query.to.getTime() - query.from.getTime(),
-    ].join('\u0000');
-    const context = { kind, query };
-    const measurement = (await measurements.fetch(key, { context }))!;
-    if (now() - measurement.at <= BADGE_MEASUREMENT_MAX_STALE_MS) {
-      return measurement;
-    }
-    // Too old to show: wait for the read the first fetch started.
-    return (await measurements.fetch(key, { context, allowStale: false }))!;
-  };
+  ) =>
+    measure(
+      [
+        kind,
+        query.systemRef,
+        query.environment ?? '',
+        query.to.getTime() - query.from.getTime(),
+      ].join('\u0000'),
+      { kind, query },
+    );
+
+  const environmentsOf = staleWhileRevalidate<string[] | undefined, undefined>({
+    max: SYSTEMS_REMEMBERED,
+    ttlMs: BADGE_MEASUREMENT_TTL_MS,
+    maxStaleMs: BADGE_MEASUREMENT_MAX_STALE_MS,
+    now,
+    givenClock,
+    read: async systemRef =>
+      (await deps.loadRollup(systemRef))?.environments.map(e => e.name),
+  });
+
   return {
     loadRollup: deps.loadRollup,
+    loadEnvironments: systemRef =>
+      environmentsOf(systemRef.toLowerCase(), undefined),
     loadUptime: async query => {
-      const measurement = await measure('uptime', query);
+      const measurement = await measurementOf('uptime', query);
       return measurement.kind === 'uptime' ? measurement.uptime : undefined;
     },
     loadResponseTime: async query => {
-      const measurement = await measure('response-time', query);
+      const measurement = await measurementOf('response-time', query);
       return measurement.kind === 'response-time'
         ? measurement.times
         : undefined;

@@ -55,6 +55,11 @@ function loaders(overrides: Partial<BadgeRouterOptions> = {}) {
     loadRollup: jest.fn(async (systemRef: string) =>
       systemRef === payments.systemRef ? payments : undefined,
     ),
+    loadEnvironments: jest.fn(async (systemRef: string) =>
+      systemRef === payments.systemRef
+        ? payments.environments.map(e => e.name)
+        : undefined,
+    ),
     loadUptime: jest.fn(async () => 0.9995 as number | undefined),
     loadResponseTime: jest.fn(async () => ({ p50: 120, p95: 640 })),
     now: () => NOW,
@@ -155,6 +160,11 @@ describe('createBadgeRouter', () => {
       from: new Date('2026-02-22T12:00:00.000Z'),
       to: NOW,
     });
+    // Knowing the environments is enough; the rollup is the status badge's.
+    expect(options.loadEnvironments).toHaveBeenCalledWith(
+      'system:default/payments',
+    );
+    expect(options.loadRollup).not.toHaveBeenCalled();
   });
 
   it('says no data when there is no up-time in the window', async () => {
@@ -265,6 +275,18 @@ describe('createBadgeRouter', () => {
       name: 'NotFoundError',
       message: 'No system system:default/ledger with health checks',
     });
+  });
+
+  it('answers 404 for an up-time badge of a system health checks do not know', async () => {
+    const options = loaders();
+    const res = await request(appWith(options)).get(
+      '/v1/badges/systems/default/ledger?kind=uptime',
+    );
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toBe(
+      'No system system:default/ledger with health checks',
+    );
+    expect(options.loadUptime).not.toHaveBeenCalled();
   });
 
   it('answers 404 for an environment the system does not have, naming those it has', async () => {

@@ -43,8 +43,18 @@ export interface BadgeMeasurementQuery {
  */
 export interface BadgeRouterOptions {
   logger: LoggerService;
-  /** The system's rollup; `undefined` for a system unknown to health checks. */
+  /**
+   * The system's rollup, for status badges; `undefined` for a system unknown
+   * to health checks.
+   */
   loadRollup(systemRef: string): Promise<SystemRollup | undefined>;
+  /**
+   * The names of the system's environments, for up-time and response-time
+   * badges: they only need to know that the system and the environment
+   * exist, and may know it as late as their figure. `undefined` for a
+   * system unknown to health checks.
+   */
+  loadEnvironments(systemRef: string): Promise<readonly string[] | undefined>;
   /** The fraction (0..1) of the window it was up; `undefined` without data. */
   loadUptime(query: BadgeMeasurementQuery): Promise<number | undefined>;
   /** Response-time percentiles in ms; `undefined` without data. */
@@ -78,42 +88,73 @@ export interface BadgeRouterOptions {
  * @internal
  */
 export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
-  const { logger, loadRollup, loadUptime, loadResponseTime, authorize } =
-    options;
+  const {
+    logger,
+    loadRollup,
+    loadEnvironments,
+    loadUptime,
+    loadResponseTime,
+    authorize,
+  } = options;
   const now = options.now ?? (() => new Date());
   const router = Router();
 
-  async function badgeContent(
+  /** The request's environment as the system names it; throws 404 if none. */
+  function environmentOf(
     request: BadgeRequest,
-    rollup: SystemRollup,
-  ): Promise<BadgeContent> {
-    const environment =
-      request.environment === undefined
-        ? undefined
-        : rollup.environments.find(
-            e => canonicalEnvironmentName(e.name) === request.environment,
-          );
-    if (request.environment !== undefined && !environment) {
-      const known = rollup.environments.map(e => e.name);
+    environments: readonly string[],
+  ): string | undefined {
+    if (request.environment === undefined) {
+      return undefined;
+    }
+    const found = environments.find(
+      name => canonicalEnvironmentName(name) === request.environment,
+    );
+    if (found === undefined) {
       throw new NotFoundError(
-        `System ${rollup.systemRef} has no environment "${
+        `System ${request.systemRef} has no environment "${
           request.environment
         }"; ${
-          known.length > 0
-            ? `its environments are ${known.join(', ')}`
+          environments.length > 0
+            ? `its environments are ${environments.join(', ')}`
             : 'it has no environments yet'
         }`,
       );
     }
+    return found;
+  }
 
+  function unknownSystem(request: BadgeRequest): NotFoundError {
+    return new NotFoundError(
+      `No system ${request.systemRef} with health checks`,
+    );
+  }
+
+  async function badgeContent(request: BadgeRequest): Promise<BadgeContent> {
     if (request.kind === 'status') {
-      return statusBadge(rollup, environment);
+      const rollup = await loadRollup(request.systemRef);
+      if (!rollup) {
+        throw unknownSystem(request);
+      }
+      const name = environmentOf(
+        request,
+        rollup.environments.map(e => e.name),
+      );
+      return statusBadge(
+        rollup,
+        rollup.environments.find(e => e.name === name),
+      );
     }
 
+    const environments = await loadEnvironments(request.systemRef);
+    if (!environments) {
+      throw unknownSystem(request);
+    }
+    const environment = environmentOf(request, environments);
     const to = now();
     const query: BadgeMeasurementQuery = {
-      systemRef: rollup.systemRef,
-      ...(environment && { environment: environment.name }),
+      systemRef: request.systemRef,
+      ...(environment !== undefined && { environment }),
       from: new Date(to.getTime() - BADGE_WINDOW_MS[request.window]),
       to,
     };
@@ -125,15 +166,15 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
         );
       }
       return uptimeBadge({
-        systemRef: rollup.systemRef,
-        environment: query.environment,
+        systemRef: request.systemRef,
+        environment,
         window: request.window,
         uptime,
       });
     }
     return responseTimeBadge({
-      systemRef: rollup.systemRef,
-      environment: query.environment,
+      systemRef: request.systemRef,
+      environment,
       window: request.window,
       percentile: request.percentile,
       responseTimes: await loadResponseTime(query),
@@ -151,13 +192,7 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
     const { request } = parsed;
     await authorize?.(req, { systemRef: request.systemRef });
 
-    const rollup = await loadRollup(request.systemRef);
-    if (!rollup) {
-      throw new NotFoundError(
-        `No system ${request.systemRef} with health checks`,
-      );
-    }
-    const computed = await badgeContent(request, rollup);
+    const computed = await badgeContent(request);
     const content =
       request.label === undefined
         ? computed

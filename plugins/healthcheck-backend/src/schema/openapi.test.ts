@@ -49,6 +49,7 @@ describe('the OpenAPI document', () => {
         createBadgeRouter({
           logger: mockServices.logger.mock(),
           loadRollup: unused,
+          loadEnvironments: unused,
           loadUptime: unused,
           loadResponseTime: unused,
         }),
