@@ -25,8 +25,9 @@
  *    HttpAuthService are fakes).
  * 3. Loads each route with autocannon in a child process (see
  *    loadGenerator.ts): `--connections` (default 50) connections for
- *    `--seconds` (default 10) after a `--warmup` (default 3 s) run of the
- *    same load, cycling through the systems; then each route at half the
+ *    `--seconds` (default 10) after one pass over every system (timed: the
+ *    rate of a cold cache) and a `--warmup` (default 3 s) run of the same
+ *    load, cycling through the systems; then each route at half the
  *    throughput it reached, as an open loop (evenly spaced requests on up to
  *    50 connections, latency from each request's due time); then each route
  *    on one connection, unloaded.
@@ -35,9 +36,10 @@
  *    Before each measured load it waits up to `--quiet-wait` (default 15)
  *    seconds for a second in which the machine is idle: on a shared machine
  *    other work would land in the numbers; a load during which other
- *    processes used more than 0.3 cores is measured again, up to
- *    `--busy-repeats` (default 1) times. The table says how much CPU other
- *    processes used during each load kept.
+ *    processes used, or the hypervisor took (steal), more than 0.3 cores is
+ *    measured again, up to `--busy-repeats` (default 1) times. The table
+ *    says how much CPU other processes used and how much was stolen during
+ *    each load kept.
  * 4. Stores completed runs in batches through the real write path and a
  *    naive one (see benchWrites.ts).
  *
@@ -229,6 +231,7 @@ function scenarios(options: Options): Scenario[] {
       range: options.systems,
       connections: c,
       load: `${c} conns, random of ${s} systems`,
+      key: 'floor',
     },
     {
       measurement: rollup,
@@ -380,8 +383,8 @@ async function waitForQuiet(seconds: number): Promise<boolean> {
   for (;;) {
     const span = startCpuSpan();
     await new Promise(resolve => setTimeout(resolve, 1000));
-    const { machineCores } = span();
-    if (!(machineCores >= 0.25)) {
+    const { machineCores, stolenCores } = span();
+    if (!(machineCores + stolenCores >= 0.25)) {
       return true;
     }
     if (Date.now() >= deadline) {
@@ -390,10 +393,13 @@ async function waitForQuiet(seconds: number): Promise<boolean> {
   }
 }
 
-/** Cores other processes may use during a load before it is measured again. */
+/**
+ * Cores other processes may use, or the hypervisor may take, during a load
+ * before it is measured again.
+ */
 const BUSY_CORES = 0.3;
 
-/** Measured loads kept although other processes used more than BUSY_CORES. */
+/** Measured loads kept although others took more than BUSY_CORES. */
 let busyRuns = 0;
 
 async function benchReads(
@@ -450,14 +456,25 @@ async function benchReads(
     if (scenario.key !== undefined) {
       byKey.set(scenario.key, row);
     }
+    let firstPass: LoadResult | undefined;
     if (options.warmup > 0) {
       await server.idle();
-      // Cycling, so that every system is asked for before the measurement
-      // (badges are polled steadily; their figures are cached).
+      // Every system once, then cycling on: badges are polled steadily, and
+      // their figures are cached. The first pass may be slow (each figure
+      // read from the history); it is timed, not measured.
+      firstPass = await generator.run({
+        ...job,
+        rate: undefined,
+        connections: options.connections,
+        pick: 'cycle',
+        amount: scenario.range,
+        seconds: 0,
+      });
       await generator.run({ ...job, pick: 'cycle', seconds: options.warmup });
     }
     let hits: number[] = [];
     const others: number[] = [];
+    const stolen: number[] = [];
     let repeats = 0;
     for (let run = 0; run < options.runs; run++) {
       (globalThis as { gc?: () => void }).gc?.();
@@ -478,17 +495,20 @@ async function benchReads(
           load.p50Ms,
         )} ms, p99 ${ms(load.p99Ms)} ms, ${whole(
           load.requestsPerSecond,
-        )} req/s; other processes ${other.toFixed(2)} cores${
+        )} req/s; other processes ${other.toFixed(
+          2,
+        )} cores, stolen ${cpu.stolenCores.toFixed(2)} cores${
           quiet ? '' : ' (machine was busy before)'
         }\n`,
       );
       // Other work took CPU from the bench: measure again, a few times.
-      if (other > BUSY_CORES && repeats < options.busyRepeats) {
+      const busy = other + cpu.stolenCores > BUSY_CORES;
+      if (busy && repeats < options.busyRepeats) {
         repeats += 1;
         run -= 1;
         continue;
       }
-      if (other > BUSY_CORES) {
+      if (busy) {
         busyRuns += 1;
       }
       row.p50.push(load.p50Ms);
@@ -498,17 +518,39 @@ async function benchReads(
       row.non2xx += load.non2xx;
       hits.push(1 - sample.rollupReads / Math.max(1, sample.requests));
       others.push(other);
+      stolen.push(cpu.stolenCores);
       if (run === options.runs - 1) {
         diagnoses.push({ scenario, load, server: sample, cpu });
       }
     }
     hits = hits.sort((a, b) => a - b);
+    // What the route costs above express itself, on this machine in this
+    // run: the same closed loop against the floor.
+    const floor = byKey.get('floor');
+    if (
+      floor &&
+      floor !== row &&
+      rate === undefined &&
+      scenario.connections === options.connections
+    ) {
+      row.note.push(
+        `p99 ${(median(row.p99) / median(floor.p99)).toFixed(2)}× the floor's`,
+      );
+    }
     row.note.push(
       scenario.endpoint === 'floor'
         ? 'no rollup read'
         : `rollup cache hits ${(median(hits) * 100).toFixed(0)}%`,
       `max ${ms(diagnoses[diagnoses.length - 1].load.maxMs)} ms`,
+      ...(firstPass
+        ? [
+            `first pass over the ${whole(
+              scenario.range,
+            )} systems ${firstPass.seconds.toFixed(1)} s`,
+          ]
+        : []),
       `other processes ${median(others).toFixed(2)} cores`,
+      `stolen ${median(stolen).toFixed(2)} cores`,
     );
   }
 }
@@ -724,7 +766,8 @@ function printDiagnoses(diagnoses: Diagnosis[]) {
         load.cpuCores,
         cpu.postgresCores,
         other,
-        cpus().length - cpu.machineCores,
+        cpu.stolenCores,
+        cpus().length - cpu.machineCores - cpu.stolenCores,
       ]
         .map(cores => cores.toFixed(2))
         .join(' · '),
@@ -740,7 +783,7 @@ function printDiagnoses(diagnoses: Diagnosis[]) {
       'SQL ms / req',
       'pool busy / waiting',
       'event-loop p99 ms',
-      'CPU cores: server · load gen · PostgreSQL · other · idle',
+      'CPU cores: server · load gen · PostgreSQL · other · stolen · idle',
       "CPU ms / req: server · PostgreSQL · load gen → req/s the machine's cores allow",
       'per statement: count/req × mean/p99 ms on its connection',
     ],
@@ -918,7 +961,7 @@ async function main(args: string[]) {
   );
   if (busyRuns > 0) {
     console.log(
-      `${busyRuns} measured load(s) kept although other processes used more than ${BUSY_CORES} cores during them, after ${options.busyRepeats} repeat(s) (see "other processes").`,
+      `${busyRuns} measured load(s) kept although other processes and other virtual machines (stolen) took more than ${BUSY_CORES} cores during them, after ${options.busyRepeats} repeat(s) (see "other processes" and "stolen").`,
     );
   }
   if (diagnoses.length > 0) {
@@ -926,7 +969,7 @@ async function main(args: string[]) {
     printDiagnoses(diagnoses);
     console.log(
       '\nserver-side: from express receiving the request to the last byte written; SQL ms / req: sum of statement times on their connections ' +
-        '(pool waits not included); pool: mean connections in use / callers waiting for one (max 10); CPU: cores used, from process.cpuUsage and /proc (PostgreSQL: the backends of the bench database only; other: every other process, such as other work on the machine or other databases of the same server); req/s the cores allow: all CPUs divided by the CPU ms one request costs in server, PostgreSQL and load generator together, with nothing else running.',
+        '(pool waits not included); pool: mean connections in use / callers waiting for one (max 10); CPU: cores used, from process.cpuUsage and /proc (PostgreSQL: the backends of the bench database only; other: every other process, such as other work on the machine or other databases of the same server; stolen: time the hypervisor gave the CPUs of this virtual machine to other machines, the steal of /proc/stat); req/s the cores allow: all CPUs divided by the CPU ms one request costs in server, PostgreSQL and load generator together, with nothing else running.',
     );
   }
   const missed = rows.filter(row => {

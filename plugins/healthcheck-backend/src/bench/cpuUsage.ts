@@ -10,16 +10,23 @@ import { cpus } from 'node:os';
 /** Clock ticks per second of /proc's times (USER_HZ; 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-function machineTicks(): { busy: number; total: number } {
+/**
+ * The machine's ticks: busy (this machine's processes), stolen (a virtual
+ * machine's CPUs running someone else's work, by the hypervisor) and in all.
+ */
+function machineTicks(): { busy: number; stolen: number; total: number } {
+  // user nice system idle iowait irq softirq steal guest guest_nice; guest
+  // time is counted in user as well.
   const fields = readFileSync('/proc/stat', 'utf8')
     .split('\n')[0]
     .trim()
     .split(/\s+/)
-    .slice(1)
+    .slice(1, 9)
     .map(Number);
   const total = fields.reduce((sum, value) => sum + value, 0);
   const idle = fields[3] + (fields[4] ?? 0);
-  return { busy: total - idle, total };
+  const stolen = fields[7] ?? 0;
+  return { busy: total - idle - stolen, stolen, total };
 }
 
 /** utime + stime of each process whose command is `postgres`, by pid. */
@@ -67,7 +74,10 @@ function postgresTicksBetween(
 
 /** Cores in use over a span: the machine's and PostgreSQL's. */
 export interface CpuSpan {
+  /** Used by this machine's processes. */
   machineCores: number;
+  /** Taken by the hypervisor for other machines (0 on bare metal). */
+  stolenCores: number;
   postgresCores: number;
 }
 
@@ -81,14 +91,14 @@ export function startCpuSpan(
   postgresPids?: ReadonlySet<string>,
 ): (postgresPidsAtEnd?: ReadonlySet<string>) => CpuSpan {
   let before: {
-    machine: { busy: number; total: number };
+    machine: ReturnType<typeof machineTicks>;
     postgres: Map<string, number>;
   };
   const startedAt = Date.now();
   try {
     before = { machine: machineTicks(), postgres: postgresTicks() };
   } catch {
-    return () => ({ machineCores: NaN, postgresCores: NaN });
+    return () => ({ machineCores: NaN, stolenCores: NaN, postgresCores: NaN });
   }
   return postgresPidsAtEnd => {
     const only =
@@ -102,6 +112,10 @@ export function startCpuSpan(
       machineCores:
         total > 0
           ? ((machine.busy - before.machine.busy) / total) * cpus().length
+          : NaN,
+      stolenCores:
+        total > 0
+          ? ((machine.stolen - before.machine.stolen) / total) * cpus().length
           : NaN,
       postgresCores:
         seconds > 0

@@ -46,6 +46,12 @@ export interface LoadJob {
    * closed loop, each connection sending as soon as it has its answer.
    */
   rate?: number;
+  /**
+   * Requests to send in all, closed loop, instead of running for `seconds`
+   * (then ignored); with `pick: 'cycle'` and `range` of them, every system
+   * once.
+   */
+  amount?: number;
 }
 
 export interface LoadResult {
@@ -211,7 +217,9 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
       {
         url: job.url,
         connections: job.connections,
-        duration: job.seconds,
+        ...(job.amount === undefined
+          ? { duration: job.seconds }
+          : { amount: job.amount }),
         timeout: 10,
         requests: [
           {
@@ -234,7 +242,8 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   const cpu = process.cpuUsage(cpuBefore);
   return summarize(
     latencies,
-    result.duration,
+    // autocannon's duration is whole seconds when it stops after `amount`.
+    job.amount === undefined ? result.duration : wall / 1000,
     {
       errors: result.errors,
       timeouts: result.timeouts,
