@@ -21,6 +21,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
+import { randomSource } from '../tooling/randomSource';
 import type { CompletedRun } from '../claims/ClaimStore';
 import { createTickClaims } from '../claims/createTickClaims';
 import { DatabaseClaimStore } from '../claims/DatabaseClaimStore';
@@ -103,18 +104,12 @@ function runRecord(
   };
 }
 
-/** A deterministic shuffle (mulberry32). */
+/** A deterministic shuffle. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
   const result = [...items];
-  let state = seed;
-  const random = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const { int } = randomSource(seed);
   for (let i = result.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
+    const j = int(i + 1);
     [result[i], result[j]] = [result[j], result[i]];
   }
   return result;

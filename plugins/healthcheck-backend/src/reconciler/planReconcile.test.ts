@@ -1,5 +1,5 @@
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
-import { Random, randomSource } from './__testUtils__/randomSource';
+import { Random, randomSource } from '../tooling/randomSource';
 import {
   HeldSlice,
   isEmptyPlan,

@@ -1,3 +1,4 @@
+import { randomSource } from '../tooling/randomSource';
 import { DueHeap } from './DueHeap';
 
 function drain<T>(heap: DueHeap<T>): Array<[number, number, T]> {
@@ -7,19 +8,6 @@ function drain<T>(heap: DueHeap<T>): Array<[number, number, T]> {
     heap.pop();
   }
   return out;
-}
-
-/** Deterministic pseudo-random numbers in [0, 1). */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
 }
 
 describe('DueHeap', () => {
@@ -54,7 +42,7 @@ describe('DueHeap', () => {
   });
 
   it('grows past its initial capacity and stays ordered (10,000 random entries)', () => {
-    const random = randomSource(42);
+    const random = randomSource(42).next;
     const heap = new DueHeap<number>(2);
     const pushed: Array<[number, number]> = [];
     for (let seq = 0; seq < 10_000; seq++) {
@@ -67,7 +55,7 @@ describe('DueHeap', () => {
   });
 
   it('replaceTop equals pop then push', () => {
-    const random = randomSource(7);
+    const random = randomSource(7).next;
     const a = new DueHeap<number>();
     const b = new DueHeap<number>();
     for (let seq = 0; seq < 500; seq++) {
@@ -89,7 +77,7 @@ describe('DueHeap', () => {
 
   it('retain keeps only accepted entries, in heap order, and counts the dropped', () => {
     const heap = new DueHeap<{ live: boolean }>();
-    const random = randomSource(99);
+    const random = randomSource(99).next;
     const expected: number[] = [];
     for (let seq = 0; seq < 1_000; seq++) {
       const dueAt = Math.floor(random() * 100_000);

@@ -1,3 +1,4 @@
+import { randomSource } from '../tooling/randomSource';
 import {
   backoffDelayMs,
   claimKeyAt,
@@ -11,17 +12,10 @@ import {
   staggerOffsetMs,
 } from './stagger';
 
-/** Deterministic pseudo-random bytes (xorshift32), so the tests never flake. */
+/** Deterministic pseudo-random bytes, so the tests never flake. */
 function byteSource(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state & 0xff;
-  };
+  const { int } = randomSource(seed);
+  return () => int(256);
 }
 
 function formatUuid(bytes: number[]): string {

@@ -2,23 +2,7 @@ import { ConditionParseError } from './ConditionParseError';
 import { evaluateCondition } from './evaluateCondition';
 import { parseCondition } from './parseCondition';
 import { ConditionContext } from './types';
-
-// A small seeded generator (mulberry32), so a failure names a seed that
-// reproduces it.
-function randomSource(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (below: number) => Math.floor(next() * below);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick };
-}
-type Random = ReturnType<typeof randomSource>;
+import { Random, randomSource } from '../__testUtils__/randomSource';
 
 // Pieces of the language and of things that break it, glued at random.
 const FRAGMENTS = [

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { randomSource } from '../../tooling/randomSource.ts';
 import { DueHeap } from '../DueHeap.ts';
 import { SliceScheduler } from '../SliceScheduler.ts';
 import { gridPointAtOrAfter, staggerOffsetMs } from '../stagger.ts';
@@ -69,26 +70,13 @@ const silentLogger: LoggerService = {
   child: () => silentLogger,
 };
 
-/** Deterministic pseudo-random numbers in [0, 1) (xorshift32). */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
-}
-
 function makeFleet(
   count: number,
   minIntervalMs: number,
   maxIntervalMs: number,
   seed: number,
 ): BenchSlice[] {
-  const random = randomSource(seed);
+  const random = randomSource(seed).next;
   return Array.from({ length: count }, (_, index) => {
     const intervalMs =
       minIntervalMs +
@@ -527,7 +515,7 @@ class ObjectHeap<T> {
 
 function heapSection(config: BenchConfig): Record<string, number> {
   const figures: Record<string, number> = {};
-  const random = randomSource(4);
+  const random = randomSource(4).next;
   const steps = Float64Array.from({ length: 1 << 16 }, () =>
     Math.floor(10_000 + random() * 20_000),
   );
