@@ -212,6 +212,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   const statusCodes: Record<string, number> = {};
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
+  let lastResponseAt = start;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -235,6 +236,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       latencies.push(responseTime);
+      lastResponseAt = performance.now();
       statusCodes[statusCode] = (statusCodes[statusCode] ?? 0) + 1;
     });
   });
@@ -242,8 +244,10 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   const cpu = process.cpuUsage(cpuBefore);
   return summarize(
     latencies,
-    // autocannon's duration is whole seconds when it stops after `amount`.
-    job.amount === undefined ? result.duration : wall / 1000,
+    // After `amount`, autocannon stops on its next one-second tick.
+    job.amount === undefined
+      ? result.duration
+      : (lastResponseAt - start) / 1000,
     {
       errors: result.errors,
       timeouts: result.timeouts,
