@@ -44,9 +44,19 @@ function oid(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(bytes));
 }
 
+/**
+ * An unsigned big-endian number as a DER INTEGER: minimal, so no leading zero
+ * bytes (OpenSSL refuses those as "illegal padding"), and one zero byte added
+ * back only when the top bit would otherwise read as a sign.
+ */
 function positiveInteger(bytes: Buffer): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) {
+    start += 1;
+  }
+  const minimal = bytes.subarray(start);
   const padded =
-    bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
+    minimal[0] & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal;
   return tlv(0x02, padded);
 }
 
@@ -99,6 +109,8 @@ export function createSelfSignedCertificate(options: {
   altNames?: string[];
   notBefore: Date;
   notAfter: Date;
+  /** Random (12 bytes) unless a test needs a particular one. */
+  serialNumber?: Buffer;
 }): TestCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', {
     namedCurve: 'P-256',
@@ -111,7 +123,7 @@ export function createSelfSignedCertificate(options: {
 
   const tbs = sequence(
     tlv(0xa0, tlv(0x02, Buffer.from([2]))),
-    positiveInteger(randomBytes(12)),
+    positiveInteger(options.serialNumber ?? randomBytes(12)),
     ecdsaWithSha256,
     name,
     sequence(time(options.notBefore), time(options.notAfter)),
