@@ -289,6 +289,31 @@ describe('createBadgeRouter', () => {
     expect(options.loadUptime).not.toHaveBeenCalled();
   });
 
+  it('finds an environment added since the remembered names were read, in the rollup', async () => {
+    const options = loaders({
+      loadEnvironments: jest.fn(async () => ['production']),
+    });
+    const res = await request(appWith(options)).get(
+      `${PAYMENTS}?kind=uptime&environment=staging`,
+    );
+    expect(res.status).toBe(200);
+    expect(options.loadRollup).toHaveBeenCalledWith('system:default/payments');
+    expect(options.loadUptime).toHaveBeenCalledWith(
+      expect.objectContaining({ environment: 'staging' }),
+    );
+  });
+
+  it('finds a system added since the remembered names were read, in the rollup', async () => {
+    const options = loaders({
+      loadEnvironments: jest.fn(async () => undefined),
+    });
+    const res = await request(appWith(options)).get(
+      `${PAYMENTS}?kind=response-time`,
+    );
+    expect(res.status).toBe(200);
+    expect(options.loadResponseTime).toHaveBeenCalled();
+  });
+
   it('answers 404 for an environment the system does not have, naming those it has', async () => {
     const options = loaders();
     const res = await request(appWith(options)).get(

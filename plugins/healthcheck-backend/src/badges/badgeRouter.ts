@@ -37,6 +37,16 @@ export interface BadgeMeasurementQuery {
   to: Date;
 }
 
+/** The environment a request names (canonically), as its system spells it. */
+function findEnvironment(
+  environments: readonly string[],
+  requested: string,
+): string | undefined {
+  return environments.find(
+    name => canonicalEnvironmentName(name) === requested,
+  );
+}
+
 /**
  * What {@link createBadgeRouter} needs.
  * @internal
@@ -52,7 +62,8 @@ export interface BadgeRouterOptions {
    * The names of the system's environments, for up-time and response-time
    * badges: they only need to know that the system and the environment
    * exist, and may know it as late as their figure. `undefined` for a
-   * system unknown to health checks.
+   * system unknown to health checks. A system or environment missing here
+   * is looked up in {@link BadgeRouterOptions.loadRollup} before a 404.
    */
   loadEnvironments(systemRef: string): Promise<readonly string[] | undefined>;
   /** The fraction (0..1) of the window it was up; `undefined` without data. */
@@ -107,9 +118,7 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
     if (request.environment === undefined) {
       return undefined;
     }
-    const found = environments.find(
-      name => canonicalEnvironmentName(name) === request.environment,
-    );
+    const found = findEnvironment(environments, request.environment);
     if (found === undefined) {
       throw new NotFoundError(
         `System ${request.systemRef} has no environment "${
@@ -130,6 +139,28 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
     );
   }
 
+  /**
+   * The environments an up-time or response-time badge may name. The
+   * remembered names serve every request they answer; one they do not
+   * answer (a system or an environment added since they were read) is
+   * asked of the rollup, so a badge is never refused for what a status
+   * badge already shows.
+   */
+  async function measuredEnvironments(
+    request: BadgeRequest,
+  ): Promise<readonly string[] | undefined> {
+    const remembered = await loadEnvironments(request.systemRef);
+    const answers =
+      remembered !== undefined &&
+      (request.environment === undefined ||
+        findEnvironment(remembered, request.environment) !== undefined);
+    if (answers) {
+      return remembered;
+    }
+    const rollup = await loadRollup(request.systemRef);
+    return rollup?.environments.map(e => e.name);
+  }
+
   async function badgeContent(request: BadgeRequest): Promise<BadgeContent> {
     if (request.kind === 'status') {
       const rollup = await loadRollup(request.systemRef);
@@ -146,7 +177,7 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
       );
     }
 
-    const environments = await loadEnvironments(request.systemRef);
+    const environments = await measuredEnvironments(request);
     if (!environments) {
       throw unknownSystem(request);
     }
