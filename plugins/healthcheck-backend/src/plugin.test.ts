@@ -11,6 +11,10 @@ import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { healthcheckPlugin } from './plugin';
 
+// Each test starts a whole backend (the badge test two), and the backends of
+// earlier tests keep running until the file ends: 5 s is short on a busy CI.
+jest.setTimeout(30_000);
+
 const paymentsCheck = {
   apiVersion: 'vigil.dev/v1alpha1',
   kind: 'HealthCheck',
@@ -209,7 +213,7 @@ describe('healthcheck backend plugin', () => {
     } finally {
       await new Promise(resolve => target.close(resolve));
     }
-  }, 30_000);
+  });
 
   it('refuses an interval below healthcheck.minimumInterval', async () => {
     const { server } = await startTestBackend({

@@ -174,7 +174,7 @@ describe('tls probe', () => {
       tls,
       `127.0.0.1:${server.port}`,
       {},
-      { timeoutMs: 300 },
+      { timeoutMs: 1000 },
     );
 
     expect(result).toMatchObject({
@@ -182,7 +182,7 @@ describe('tls probe', () => {
       connected: true,
       error: {
         kind: 'timeout',
-        message: `Timed out after 300 ms during the TLS handshake with 127.0.0.1:${server.port}`,
+        message: `Timed out after 1000 ms during the TLS handshake with 127.0.0.1:${server.port}`,
       },
     });
   });

@@ -35,6 +35,21 @@ import type { RunRecord } from '../executor/SliceRunner';
 
 jest.setTimeout(60_000);
 
+/**
+ * Waits until `ready` holds, or `withinMs` has passed: the expectations after
+ * it say what was missing. Timers fire late on a busy machine, so a fixed
+ * sleep is no proof that a debounced recompute has run.
+ */
+async function eventually(
+  ready: () => boolean | Promise<boolean>,
+  withinMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await ready()) && Date.now() < deadline) {
+    await new Promise(resolve => setTimeout(resolve, 25));
+  }
+}
+
 /** The catalog's stitching, for the relation the rollup reads. */
 function withDependsOnRelations(entities: Entity[]): Entity[] {
   return entities.map(entity => {
@@ -365,7 +380,9 @@ describe('health rollup', () => {
           ),
         ),
       );
-      await new Promise(resolve => setTimeout(resolve, 1_500));
+      await eventually(() => a.rollups.recomputes + b.rollups.recomputes > 0);
+      // A second recompute, if the window let one through, is due by now too.
+      await new Promise(resolve => setTimeout(resolve, 1_000));
       await Promise.all([a.consumer.stop(), b.consumer.stop()]);
 
       expect(a.rollups.recomputes + b.rollups.recomputes).toBe(1);
@@ -539,11 +556,19 @@ describe('health rollup', () => {
           ],
         } as unknown as RunRecord;
       };
+      const reasonsShown = async () =>
+        (await store.readRollup('system:default/payments'))?.reasons.map(
+          r => r.display,
+        ) ?? [];
       await followUp([run(SLICES[0], '[STATUS] (500) == 200')]);
-      await new Promise(resolve => setTimeout(resolve, 700));
+      await eventually(async () =>
+        (await reasonsShown()).includes('[STATUS] (500) == 200'),
+      );
       // The environment stays unhealthy; only the reasons grow.
       await followUp([run(second, '[STATUS] (503) == 200')]);
-      await new Promise(resolve => setTimeout(resolve, 700));
+      await eventually(async () =>
+        (await reasonsShown()).includes('[STATUS] (503) == 200'),
+      );
       await a.consumer.stop();
       const rollup = await store.readRollup('system:default/payments');
       expect(rollup?.reasons.map(r => r.display)).toEqual(

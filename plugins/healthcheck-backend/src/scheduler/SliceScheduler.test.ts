@@ -843,7 +843,10 @@ describe('SliceScheduler', () => {
       await runFor(400);
       await scheduler.stop();
       expect(pending.size).toBe(0);
-      expect(seen.length).toBeGreaterThan(200);
+      // About 570 ticks are due in 400 ms; a late wake-up skips a slice's
+      // backlog, so a busy machine sees fewer, but every slice fires.
+      expect(new Set(seen.map(({ tick }) => tick.sliceId)).size).toBe(50);
+      expect(seen.length).toBeGreaterThan(100);
       for (const { at, tick } of seen) {
         expect(at).toBeGreaterThanOrEqual(tick.scheduledAt);
       }

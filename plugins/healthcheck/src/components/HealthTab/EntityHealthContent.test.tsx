@@ -6,6 +6,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import {
   ago,
+  NOW,
   API_CHECK,
   GIT_CHECK,
   SLICE_PROD,
@@ -20,7 +21,14 @@ import {
 } from './__testUtils__/healthTab';
 
 describe('EntityHealthContent', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
   it('shows each cell of the matrix with its status, last run and latency', async () => {
+    // Relative times count from when the tab mounts, and a first render on a
+    // busy machine can take seconds: "30 seconds ago" needs the fixtures' now.
+    jest.spyOn(Date, 'now').mockReturnValue(NOW);
     const { api } = await renderTab();
     const prod = await screen.findByTestId(`cell-${GIT_CHECK}-production`);
     expect(within(prod).getByText('Unhealthy')).toBeInTheDocument();
