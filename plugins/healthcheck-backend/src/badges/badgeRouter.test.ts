@@ -1,4 +1,3 @@
-import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import {
   coreServices,
   createBackendPlugin,
@@ -8,12 +7,11 @@ import {
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import { NotAllowedError } from '@backstage/errors';
 import { SystemRollup } from '@vigil/plugin-healthcheck-common';
-import express from 'express';
 import Router from 'express-promise-router';
 import request from 'supertest';
+import { appWithErrorMiddleware } from '../__testUtils__/appWithErrorMiddleware';
 import { BadgeRouterOptions, createBadgeRouter } from './badgeRouter';
 import { badgeAuthPolicy, readBadgeSettings } from './badgeSettings';
 
@@ -69,15 +67,7 @@ function loaders(overrides: Partial<BadgeRouterOptions> = {}) {
 
 /** The router alone, behind Backstage's error middleware, as the plugin mounts it. */
 function appWith(options: BadgeRouterOptions) {
-  const app = express();
-  app.use(createBadgeRouter(options));
-  app.use(
-    MiddlewareFactory.create({
-      config: new ConfigReader({}),
-      logger: mockServices.logger.mock(),
-    }).error(),
-  );
-  return app;
+  return appWithErrorMiddleware(createBadgeRouter(options));
 }
 
 describe('createBadgeRouter', () => {

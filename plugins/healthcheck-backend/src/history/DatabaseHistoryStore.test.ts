@@ -1014,3 +1014,59 @@ describe('DatabaseHistoryStore', () => {
     );
   });
 });
+
+const postgres = requiredTestDatabases().filter(id => id === 'POSTGRES_15');
+
+(postgres.length > 0 ? describe : describe.skip)(
+  'DatabaseHistoryStore when PostgreSQL does not answer',
+  () => {
+    const databases = TestDatabases.create({ ids: postgres });
+
+    /** Sessions of this database waiting for a lock. */
+    async function lockWaiters(knex: Knex): Promise<number> {
+      const result = await knex.raw(
+        `SELECT count(*) AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return Number(result.rows[0].n);
+    }
+
+    it('cancels a read past its statement timeout, and reads again once the database answers', async () => {
+      const knex = await databases.init('POSTGRES_15');
+      // Migrated as the plugin does; then a store with a short timeout.
+      await DatabaseHistoryStore.create({
+        database: mockServices.database({ knex, migrations: { skip: false } }),
+      });
+      const store = new DatabaseHistoryStore(knex, () => t(12), {
+        statementTimeoutMs: 300,
+      });
+      const query = { systemRef: PAYMENTS, from: t(0), to: t(12) };
+
+      // Another session holds the history's tables, as a migration would.
+      const migration = await knex.transaction();
+      try {
+        await migration.raw(
+          'LOCK TABLE healthcheck_history_state, healthcheck_run_hours IN ACCESS EXCLUSIVE MODE',
+        );
+        const startedAt = Date.now();
+        await expect(store.uptime(query)).rejects.toMatchObject({
+          name: 'KnexTimeoutError',
+        });
+        expect(Date.now() - startedAt).toBeLessThan(10_000);
+        // PostgreSQL stopped the statement: it no longer waits on the lock.
+        const deadline = Date.now() + 5_000;
+        while ((await lockWaiters(knex)) > 0 && Date.now() < deadline) {
+          await new Promise(resolve => setTimeout(resolve, 25));
+        }
+        expect(await lockWaiters(knex)).toBe(0);
+      } finally {
+        await migration.rollback();
+      }
+
+      await expect(store.uptime(query)).resolves.toMatchObject({
+        uptime: undefined,
+        upSeconds: 0,
+      });
+    });
+  },
+);

@@ -165,6 +165,16 @@ const RUN_COLUMNS = [
 ];
 
 /**
+ * How long one statement reading the history may run. A read waiting on a
+ * lock (another instance migrating the tables) or on a swamped database
+ * would otherwise hold its connection, and a badge's turn to read, for as
+ * long as the database takes; past this PostgreSQL cancels it and the
+ * caller gets a 503.
+ * @internal
+ */
+export const HISTORY_STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
  * {@link HistoryStore} on the plugin's database.
  *
  * Raw runs live in `healthcheck_runs` (written by the claim store) and are
@@ -179,6 +189,7 @@ export class DatabaseHistoryStore implements HistoryStore {
   readonly #db: Knex;
   readonly #engine: Engine;
   readonly #now: () => number;
+  readonly #statementTimeoutMs: number;
 
   static async create(options: {
     database: DatabaseService;
@@ -188,10 +199,38 @@ export class DatabaseHistoryStore implements HistoryStore {
     return new DatabaseHistoryStore(client, options.now);
   }
 
-  constructor(db: Knex, now: () => number = Date.now) {
+  constructor(
+    db: Knex,
+    now: () => number = Date.now,
+    options: { statementTimeoutMs?: number } = {},
+  ) {
     this.#db = db;
     this.#engine = engineOf(db);
     this.#now = now;
+    this.#statementTimeoutMs =
+      options.statementTimeoutMs ?? HISTORY_STATEMENT_TIMEOUT_MS;
+  }
+
+  // --- Statements --------------------------------------------------------
+
+  /** A read of a table, under {@link HISTORY_STATEMENT_TIMEOUT_MS}. */
+  #select<TRecord extends {} = any>(table: string) {
+    return this.#bounded(this.#db<TRecord>(table));
+  }
+
+  /** A raw read, under {@link HISTORY_STATEMENT_TIMEOUT_MS}. */
+  #selectRaw(sql: string, bindings: readonly Knex.RawBinding[]) {
+    return this.#bounded(this.#db.raw(sql, bindings));
+  }
+
+  #bounded<T extends { timeout(ms: number, options: { cancel: boolean }): T }>(
+    query: T,
+  ): T {
+    // Only PostgreSQL can stop a statement; SQLite's run to the end in the
+    // same thread, so their timer never fires first.
+    return query.timeout(this.#statementTimeoutMs, {
+      cancel: this.#engine === 'postgres',
+    });
   }
 
   // --- Aggregation -------------------------------------------------------
@@ -247,7 +286,7 @@ export class DatabaseHistoryStore implements HistoryStore {
     let after = '';
     for (;;) {
       signal?.throwIfAborted();
-      const page = await this.#db<SliceRow>(SLICES_TABLE)
+      const page = await this.#select<SliceRow>(SLICES_TABLE)
         .where('id', '>', after)
         .andWhere(query =>
           query.where('removed', false).orWhere('updated_at', '>=', from),
@@ -324,7 +363,7 @@ export class DatabaseHistoryStore implements HistoryStore {
         histories.get(row.slice_id)?.runs.push(toHistoryRun(row));
         carried.add(row.slice_id);
       }
-      const rows = await this.#db<RunRow>(RUNS_TABLE)
+      const rows = await this.#select<RunRow>(RUNS_TABLE)
         .whereIn('slice_id', chunk)
         .andWhere('scheduled_at', '>=', lookBackTo)
         .andWhere('scheduled_at', '<', to)
@@ -335,7 +374,7 @@ export class DatabaseHistoryStore implements HistoryStore {
       }
       const uncarried = chunk.filter(id => !carried.has(id));
       if (uncarried.length > 0 && from % HOUR_MS === 0) {
-        const ends = await this.#db(HOURS_TABLE)
+        const ends = await this.#select(HOURS_TABLE)
           .whereIn('slice_id', uncarried)
           .andWhere('hour_start', from - HOUR_MS)
           .whereNotNull('end_status')
@@ -358,7 +397,7 @@ export class DatabaseHistoryStore implements HistoryStore {
   ): Promise<RunRow[]> {
     if (this.#engine === 'postgres') {
       return rowsOf<RunRow>(
-        await this.#db.raw(
+        await this.#selectRaw(
           `SELECT r.slice_id, r.scheduled_at, r.started_at, r.duration_ms,
                   r.outcome, r.status
            FROM unnest(?::text[]) AS s(id)
@@ -375,7 +414,7 @@ export class DatabaseHistoryStore implements HistoryStore {
       );
     }
     return rowsOf<RunRow>(
-      await this.#db.raw(
+      await this.#selectRaw(
         `SELECT r.slice_id, r.scheduled_at, r.started_at, r.duration_ms,
                 r.outcome, r.status
          FROM (
@@ -397,7 +436,7 @@ export class DatabaseHistoryStore implements HistoryStore {
   }
 
   async #firstRunAt(): Promise<number | undefined> {
-    const row = await this.#db(RUNS_TABLE)
+    const row = await this.#select(RUNS_TABLE)
       .whereNotNull('started_at')
       .min<{ first: number | string | null }>('scheduled_at as first')
       .first();
@@ -407,7 +446,7 @@ export class DatabaseHistoryStore implements HistoryStore {
   }
 
   async #aggregatedUntil(): Promise<number | undefined> {
-    const row = await this.#db(STATE_TABLE)
+    const row = await this.#select(STATE_TABLE)
       .where('name', AGGREGATED_UNTIL)
       .first<{ value: number | string } | undefined>('value');
     return row ? Number(row.value) : undefined;
@@ -646,7 +685,7 @@ export class DatabaseHistoryStore implements HistoryStore {
       const firstWhole = Math.ceil(part.from / HOUR_MS) * HOUR_MS;
       const wholeEnd = hourStartOf(part.to);
       if (firstWhole < wholeEnd) {
-        const rows: Record<string, unknown>[] = await this.#db(HOURS_TABLE)
+        const rows: Record<string, unknown>[] = await this.#select(HOURS_TABLE)
           .modify(ofScope)
           .andWhere('hour_start', '>=', firstWhole)
           .andWhere('hour_start', '<', wholeEnd)
@@ -683,7 +722,7 @@ export class DatabaseHistoryStore implements HistoryStore {
       }
     }
     if (partial.size > 0) {
-      const rows = await this.#db(HOURS_TABLE)
+      const rows = await this.#select(HOURS_TABLE)
         .modify(ofScope)
         .whereIn('hour_start', [...partial.keys()])
         .groupBy(bySlice ? ['hour_start', 'slice_id'] : ['hour_start'])
@@ -705,7 +744,7 @@ export class DatabaseHistoryStore implements HistoryStore {
     to: number,
   ): Promise<GroupedTotals> {
     const totals: GroupedTotals = new Map();
-    const slices = await this.#db<SliceRow>(SLICES_TABLE)
+    const slices = await this.#select<SliceRow>(SLICES_TABLE)
       .where('system_ref', scope.systemRef)
       .modify(query => {
         if (scope.environment !== undefined) {
@@ -776,7 +815,7 @@ export class DatabaseHistoryStore implements HistoryStore {
     if (!(to > from)) {
       return [];
     }
-    const rows = await this.#db(HOURS_TABLE)
+    const rows = await this.#select(HOURS_TABLE)
       .where('system_ref', systemRef)
       .modify(builder => {
         if (environment !== undefined) {
@@ -845,7 +884,7 @@ export class DatabaseHistoryStore implements HistoryStore {
 
     let slices: Array<Partial<SliceRow> & { id: string }>;
     if (query.sliceId !== undefined) {
-      const row = await this.#db<SliceRow>(SLICES_TABLE)
+      const row = await this.#select<SliceRow>(SLICES_TABLE)
         .where('id', query.sliceId)
         .first<SliceRow | undefined>(
           'id',
@@ -858,7 +897,7 @@ export class DatabaseHistoryStore implements HistoryStore {
       if (typeof query.systemRef !== 'string' || query.systemRef === '') {
         throw new InputError('listRuns needs a sliceId or a systemRef');
       }
-      slices = await this.#db<SliceRow>(SLICES_TABLE)
+      slices = await this.#select<SliceRow>(SLICES_TABLE)
         .where('system_ref', query.systemRef.toLowerCase())
         .modify(builder => {
           if (query.environment !== undefined) {
@@ -872,7 +911,7 @@ export class DatabaseHistoryStore implements HistoryStore {
     // pages are merged here, newest first, ties broken by slice id.
     const candidates: Array<{ row: FullRunRow; slice: Partial<SliceRow> }> = [];
     for (const slice of slices) {
-      const rows = await this.#db<FullRunRow>(RUNS_TABLE)
+      const rows = await this.#select<FullRunRow>(RUNS_TABLE)
         .where('slice_id', slice.id)
         .andWhere('scheduled_at', '>=', Math.floor(query.from))
         .andWhere('scheduled_at', '<', Math.ceil(query.to))

@@ -1,7 +1,29 @@
 import { createValidatedOpenApiRouter } from '@backstage/backend-openapi-utils';
+import { isError, ServiceUnavailableError } from '@backstage/errors';
 import express from 'express';
 import { spec } from '../schema/openapi';
 import { jsonBody } from './jsonBody';
+
+/**
+ * A statement the database did not finish in time (a history read past its
+ * statement timeout, or no free connection) is the database's trouble, not
+ * the request's: 503, which clients and proxies retry, rather than 500.
+ */
+const databaseTimeoutsAsUnavailable: express.ErrorRequestHandler = (
+  error,
+  _req,
+  _res,
+  next,
+) => {
+  // By name: knex's error class may come from another copy of knex.
+  if (isError(error) && error.name === 'KnexTimeoutError') {
+    next(
+      new ServiceUnavailableError('The database did not answer in time', error),
+    );
+    return;
+  }
+  next(error);
+};
 
 /**
  * The plugin's API: the given routers behind validation against the OpenAPI
@@ -29,5 +51,6 @@ export function createApiRouter(
   for (const route of routers) {
     router.use(route);
   }
+  router.use(databaseTimeoutsAsUnavailable);
   return router;
 }

@@ -1,0 +1,42 @@
+import Router from 'express-promise-router';
+import { KnexTimeoutError } from 'knex';
+import request from 'supertest';
+import { appWithErrorMiddleware } from '../__testUtils__/appWithErrorMiddleware';
+import { createApiRouter } from './createApiRouter';
+
+/** The API around one route that fails as given, as the plugin mounts it. */
+function appFailingWith(error: Error) {
+  const route = Router();
+  route.get('/v1/systems/:namespace/:name', async () => {
+    throw error;
+  });
+  return appWithErrorMiddleware(createApiRouter([route]));
+}
+
+describe('createApiRouter', () => {
+  it('answers 503 when the database does not finish a statement in time', async () => {
+    const res = await request(
+      appFailingWith(
+        new KnexTimeoutError(
+          'Defined query timeout of 30000ms exceeded when running query.',
+        ),
+      ),
+    ).get('/v1/systems/default/payments');
+
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatchObject({
+      name: 'ServiceUnavailableError',
+      message:
+        'The database did not answer in time; caused by KnexTimeoutError: Defined query timeout of 30000ms exceeded when running query.',
+    });
+  });
+
+  it('leaves other failures as they are', async () => {
+    const res = await request(appFailingWith(new Error('boom'))).get(
+      '/v1/systems/default/payments',
+    );
+
+    expect(res.status).toBe(500);
+    expect(res.body.error.message).toBe('boom');
+  });
+});
