@@ -235,9 +235,11 @@ export const healthcheckPlugin = createBackendPlugin({
           history,
           loadRollup: systemRef => rollups.get(systemRef),
         });
+        const badgeLogger = logger.child({ component: 'badges' });
         const badgeRouter = createBadgeRouter({
-          logger: logger.child({ component: 'badges' }),
+          logger: badgeLogger,
           ...badgeLoaders({
+            logger: badgeLogger,
             loadRollup: systemRef => rollups.getOrEmpty(systemRef),
             history,
           }),

@@ -1,3 +1,4 @@
+import { mockServices } from '@backstage/backend-test-utils';
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import {
   BADGE_HISTORY_READS_AT_ONCE,
@@ -19,7 +20,10 @@ describe('badgeLoaders', () => {
     let environments = ['production', 'staging'];
     let readsNow = 0;
     let mostReadsAtOnce = 0;
+    let historyFailure: Error | undefined;
+    const logger = mockServices.logger.mock();
     const loaders = badgeLoaders({
+      logger,
       loadRollup: async systemRef => {
         rollupReads.push(systemRef);
         return systemRef === 'system:default/payments'
@@ -39,6 +43,9 @@ describe('badgeLoaders', () => {
           mostReadsAtOnce = Math.max(mostReadsAtOnce, readsNow);
           await gate;
           readsNow -= 1;
+          if (historyFailure) {
+            throw historyFailure;
+          }
           return {
             // 0.99 first, then 0.98, 0.97, ...: tells a new figure apart.
             uptime: 1 - uptimeReads.length / 100,
@@ -66,6 +73,7 @@ describe('badgeLoaders', () => {
     };
     return {
       loaders,
+      logger,
       query,
       uptimeReads,
       responseTimeReads: () => responseTimeReads,
@@ -83,6 +91,9 @@ describe('badgeLoaders', () => {
         });
       },
       release: () => release(),
+      failHistoryReads: (error: Error | undefined) => {
+        historyFailure = error;
+      },
     };
   }
 
@@ -117,6 +128,37 @@ describe('badgeLoaders', () => {
     advance(BADGE_MEASUREMENT_MAX_STALE_MS + 1);
     expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.98);
     expect(uptimeReads).toHaveLength(2);
+  });
+
+  it('keeps showing the last figure while the history cannot be read, until it is five minutes old', async () => {
+    const { loaders, logger, query, uptimeReads, advance, failHistoryReads } =
+      setup();
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
+    failHistoryReads(new Error('Defined query timeout of 30000ms exceeded'));
+
+    advance(BADGE_MEASUREMENT_TTL_MS + 1);
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
+    await new Promise(resolve => setImmediate(resolve));
+    // The failed read kept the figure: the next request is answered with it
+    // too, and tries again.
+    expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
+    await new Promise(resolve => setImmediate(resolve));
+    expect(uptimeReads).toHaveLength(3);
+    expect(logger.warn).toHaveBeenCalledWith(
+      'Could not read the uptime of system:default/payments for its badges; they show their last figure meanwhile, up to 5 minutes old',
+      expect.objectContaining({
+        message: 'Defined query timeout of 30000ms exceeded',
+      }),
+    );
+
+    advance(BADGE_MEASUREMENT_MAX_STALE_MS);
+    await expect(loaders.loadUptime(query(DAY_MS))).rejects.toThrow(
+      'Defined query timeout of 30000ms exceeded',
+    );
+    expect(uptimeReads).toHaveLength(4);
+
+    failHistoryReads(undefined);
+    expect(await loaders.loadUptime(query(DAY_MS))).toBeCloseTo(0.95);
   });
 
   it('reads each window and environment on its own', async () => {

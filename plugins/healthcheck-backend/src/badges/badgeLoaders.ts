@@ -1,9 +1,14 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import type { HistoryStore } from '../history';
 import type { ResponseTimes } from './badgeContent';
-import type { BadgeMeasurementQuery, BadgeRouterOptions } from './badgeRouter';
+import {
+  badgeTarget,
+  type BadgeMeasurementQuery,
+  type BadgeRouterOptions,
+} from './badgeRouter';
 
 /**
  * How long an up-time or response-time badge's figure is reused. Over a
@@ -42,7 +47,9 @@ interface Dated<T> {
  * A cache that answers a value up to `ttlMs` old as it is, one up to
  * `maxStaleMs` old at once while a newer one is read, and an older one not
  * at all (the caller waits for the newer one). Concurrent asks for one key
- * share one read.
+ * share one read. A read that fails keeps the value it was to replace, so
+ * a database that stops answering for a while costs no answers until that
+ * value is `maxStaleMs` old.
  */
 function staleWhileRevalidate<T, C>(options: {
   max: number;
@@ -61,6 +68,7 @@ function staleWhileRevalidate<T, C>(options: {
     // time, which a test's clock does not advance.
     ...(options.givenClock && { perf: { now }, ttlResolution: 0 }),
     allowStale: true,
+    noDeleteOnFetchRejection: true,
     fetchMethod: async (key, _stale, { context }) => {
       const at = now();
       return { value: await options.read(key, context), at };
@@ -100,6 +108,7 @@ type Measurement =
  * @internal
  */
 export function badgeLoaders(deps: {
+  logger: LoggerService;
   loadRollup: (systemRef: string) => Promise<SystemRollup | undefined>;
   history: Pick<HistoryStore, 'uptime' | 'responseTime'>;
   /** The clock of the remembered figures' ages; tests set it. */
@@ -141,6 +150,16 @@ export function badgeLoaders(deps: {
               ? undefined
               : { p50: p50Ms, p95: p95Ms },
         };
+      }).catch(error => {
+        deps.logger.warn(
+          `Could not read the ${kind} of ${badgeTarget(
+            query,
+          )} for its badges; they show their last figure meanwhile, up to ${
+            BADGE_MEASUREMENT_MAX_STALE_MS / 60_000
+          } minutes old`,
+          error,
+        );
+        throw error;
       }),
   });
   const measurementOf = (

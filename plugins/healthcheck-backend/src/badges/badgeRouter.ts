@@ -251,7 +251,8 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
   return router;
 }
 
-function badgeTarget(query: BadgeMeasurementQuery): string {
+/** The system, and environment if any, a badge is of: for log lines. */
+export function badgeTarget(query: BadgeMeasurementQuery): string {
   return query.environment
     ? `${query.systemRef} (${query.environment})`
     : query.systemRef;

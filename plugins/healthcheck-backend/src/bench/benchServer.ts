@@ -264,6 +264,7 @@ export async function startBenchServer(options: {
   const badgeRouter = createBadgeRouter({
     logger,
     ...badgeLoaders({
+      logger,
       loadRollup: systemRef => rollups.getOrEmpty(systemRef),
       history,
     }),
