@@ -1,14 +1,20 @@
-import { createBackendModule } from '@backstage/backend-plugin-api';
+import {
+  createBackendModule,
+  createServiceFactory,
+} from '@backstage/backend-plugin-api';
+import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
 import {
   mockCredentials,
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
+import { metricsServiceMock } from '@backstage/backend-test-utils/alpha';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { instrumentNamed } from './__testUtils__/metricsInstruments';
 import { healthcheckPlugin } from './plugin';
 
 // Each test starts a whole backend (the badge test two), and the backends of
@@ -109,7 +115,8 @@ describe('healthcheck backend plugin', () => {
     expect(res.body.items).toContain('smtp');
   });
 
-  it('probes a check created through the API, in every environment of its system, without waiting for a refresh', async () => {
+  it('probes a check created through the API, in every environment of its system, without waiting for a refresh, and counts the runs', async () => {
+    const metrics = metricsServiceMock.mock();
     const hits: string[] = [];
     const target = createServer((req, res) => {
       hits.push(req.url ?? '');
@@ -136,6 +143,11 @@ describe('healthcheck backend plugin', () => {
                 spec: { owner: 'group:default/payments-team' },
               },
             ],
+          }),
+          createServiceFactory({
+            service: metricsServiceRef,
+            deps: {},
+            factory: () => metrics,
           }),
           mockServices.database.factory(),
           mockServices.rootConfig.factory({
@@ -210,6 +222,18 @@ describe('healthcheck backend plugin', () => {
         await new Promise(resolve => setTimeout(resolve, 50));
       }
       expect(hits.length).toBeGreaterThanOrEqual(before + 2);
+
+      // Each run is counted by probe type, outcome and error kind.
+      const runs = instrumentNamed(metrics.createCounter, 'healthcheck.runs');
+      const countDeadline = Date.now() + 5_000;
+      while (runs.add.mock.calls.length < 2 && Date.now() < countDeadline) {
+        await new Promise(resolve => setTimeout(resolve, 50));
+      }
+      expect(runs.add).toHaveBeenCalledWith(1, {
+        type: 'http',
+        outcome: 'pass',
+        error_kind: 'none',
+      });
     } finally {
       await new Promise(resolve => target.close(resolve));
     }

@@ -1,15 +1,10 @@
 import { metricsServiceMock } from '@backstage/backend-test-utils/alpha';
+import { instrumentNamed } from '../__testUtils__/metricsInstruments';
 import {
   createClaimMetrics,
   isMetricsService,
   noopClaimMetrics,
 } from './metrics';
-
-function instrument(mock: jest.MockInstance<any, any>, name: string) {
-  const index = mock.mock.calls.findIndex(([called]) => called === name);
-  expect(index).toBeGreaterThanOrEqual(0);
-  return mock.mock.results[index].value;
-}
 
 describe('createClaimMetrics', () => {
   it('counts ticks by outcome, and leaves out empty counts', () => {
@@ -20,7 +15,10 @@ describe('createClaimMetrics', () => {
     metrics.addTicks(24, 'not-owned');
     metrics.addTicks(3, 'failed');
 
-    const ticks = instrument(service.createCounter, 'healthcheck.claims.ticks');
+    const ticks = instrumentNamed(
+      service.createCounter,
+      'healthcheck.claims.ticks',
+    );
     expect(ticks.add.mock.calls).toEqual([
       [12, { outcome: 'claimed' }],
       [24, { outcome: 'not-owned' }],
@@ -31,7 +29,7 @@ describe('createClaimMetrics', () => {
   it('records claim durations in seconds', () => {
     const service = metricsServiceMock.mock();
     createClaimMetrics(service).recordClaimDuration(2.5);
-    const histogram = instrument(
+    const histogram = instrumentNamed(
       service.createHistogram,
       'healthcheck.claims.duration',
     );

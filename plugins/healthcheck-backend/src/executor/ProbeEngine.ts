@@ -15,6 +15,7 @@ import {
   SliceScheduler,
 } from '../scheduler';
 import { sameOwnProperties } from '../scheduler/sliceChecks';
+import { createRunMetrics } from './runMetrics';
 import {
   RunnableSlice,
   RunRecord,
@@ -110,6 +111,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
       states: options.states,
       onRun: options.onRun,
       claims: options.claims,
+      metrics: metrics ? createRunMetrics(metrics) : undefined,
       clock,
     });
     this.scheduler = SliceScheduler.create<TSlice>({

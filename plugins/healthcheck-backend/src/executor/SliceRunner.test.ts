@@ -106,6 +106,55 @@ describe('SliceRunner', () => {
     expect(statuses).toEqual(['healthy', 'healthy', 'unhealthy']);
   });
 
+  it('reports each run to its metrics: type, outcome, error kind, time and status change', async () => {
+    const probe = scriptedProbe([
+      { status: 200, durationMs: 12 },
+      {
+        ok: false,
+        durationMs: 2000,
+        error: { kind: 'timeout', message: 'Timed out after 2000 ms' },
+      },
+      {
+        ok: false,
+        durationMs: 3,
+        error: { kind: 'refused', message: 'connect ECONNREFUSED' },
+      },
+    ]);
+    const recordRun = jest.fn();
+    const { runner } = runnerWith([probe], { metrics: { recordRun } });
+
+    for (const at of [10_000, 20_000, 30_000]) {
+      await runner.runTick(tick(at));
+    }
+
+    expect(recordRun.mock.calls.map(([run]) => run)).toEqual([
+      {
+        type: 'scripted',
+        outcome: 'pass',
+        errorKind: undefined,
+        durationMs: 12,
+        status: 'healthy',
+        statusChanged: true,
+      },
+      {
+        type: 'scripted',
+        outcome: 'fail',
+        errorKind: 'timeout',
+        durationMs: 2000,
+        status: 'healthy',
+        statusChanged: false,
+      },
+      {
+        type: 'scripted',
+        outcome: 'fail',
+        errorKind: 'refused',
+        durationMs: 3,
+        status: 'unhealthy',
+        statusChanged: true,
+      },
+    ]);
+  });
+
   it('shows the failing condition with the value it saw', async () => {
     const { runner } = runnerWith([scriptedProbe([{ status: 503 }])]);
     const record = await runner.runTick(tick(10_000));

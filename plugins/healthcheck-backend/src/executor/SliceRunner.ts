@@ -21,6 +21,7 @@ import {
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { claimKeyAt, DueTick, ScheduledSlice } from '../scheduler';
 import { judgeProbeResult } from './judgeProbeResult';
+import { noopRunMetrics, RunMetrics } from './runMetrics';
 
 /** A probe that ignores its signal is given this long before it is abandoned. */
 const ABANDON_GRACE_MS = 50;
@@ -128,6 +129,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   readonly #states: SliceStateStore;
   readonly #onRun: (record: RunRecord) => void | Promise<void>;
   readonly #claims: TickClaims | undefined;
+  readonly #metrics: RunMetrics;
   readonly #shutdown = new AbortController();
   readonly #stats: SliceRunnerStats = {
     runs: 0,
@@ -148,6 +150,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     onRun?: (record: RunRecord) => void | Promise<void>;
     /** Claims across instances; without it, every due tick runs here. */
     claims?: TickClaims;
+    metrics?: RunMetrics;
     clock?: { now(): number };
   }) {
     this.#probeTypes = options.probeTypes;
@@ -158,6 +161,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     this.#states = options.states ?? new Map();
     this.#onRun = options.onRun ?? (() => {});
     this.#claims = options.claims;
+    this.#metrics = options.metrics ?? noopRunMetrics;
     const clock = options.clock ?? Date;
     this.#now = () => clock.now();
   }
@@ -345,6 +349,14 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     );
     this.#states.set(slice.id, transition.state, tick.scheduledAt);
     this.#stats.runs++;
+    this.#metrics.recordRun({
+      type: slice.type,
+      outcome: judged.outcome,
+      errorKind: result.error?.kind,
+      durationMs: result.durationMs,
+      status: transition.to,
+      statusChanged: transition.changed,
+    });
     if (transition.changed) {
       this.#logger.info(
         `${slice.checkId} on ${slice.systemRef} in ${slice.environment}: ${transition.from} -> ${transition.to}`,

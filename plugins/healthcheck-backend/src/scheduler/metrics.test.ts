@@ -1,18 +1,13 @@
 import { metricsServiceMock } from '@backstage/backend-test-utils/alpha';
+import { instrumentNamed } from '../__testUtils__/metricsInstruments';
 import { createSchedulerMetrics, isMetricsService } from './metrics';
-
-function instrument(mock: jest.MockInstance<any, any>, name: string) {
-  const index = mock.mock.calls.findIndex(([called]) => called === name);
-  expect(index).toBeGreaterThanOrEqual(0);
-  return mock.mock.results[index].value;
-}
 
 describe('createSchedulerMetrics', () => {
   it('records lateness in seconds on a histogram with bucket advice', () => {
     const service = metricsServiceMock.mock();
     const metrics = createSchedulerMetrics(service);
     metrics.recordLateness(1.5);
-    const histogram = instrument(
+    const histogram = instrumentNamed(
       service.createHistogram,
       'healthcheck.scheduler.tick.lateness',
     );
@@ -30,15 +25,15 @@ describe('createSchedulerMetrics', () => {
     metrics.addSkippedTicks(2, 'in-flight');
     metrics.addSkippedTicks(7, 'missed');
     metrics.addStalePops(3);
-    const fired = instrument(
+    const fired = instrumentNamed(
       service.createCounter,
       'healthcheck.scheduler.ticks.fired',
     );
-    const skipped = instrument(
+    const skipped = instrumentNamed(
       service.createCounter,
       'healthcheck.scheduler.ticks.skipped',
     );
-    const stale = instrument(
+    const stale = instrumentNamed(
       service.createCounter,
       'healthcheck.scheduler.heap.stale_pops',
     );
@@ -57,11 +52,11 @@ describe('createSchedulerMetrics', () => {
       heapSize: 12,
       liveSlices: 10,
     }));
-    const heap = instrument(
+    const heap = instrumentNamed(
       service.createObservableGauge,
       'healthcheck.scheduler.heap.size',
     );
-    const live = instrument(
+    const live = instrumentNamed(
       service.createObservableGauge,
       'healthcheck.scheduler.slices.live',
     );
