@@ -1,4 +1,8 @@
-export { parseCondition } from './parseCondition';
+export {
+  MAX_CONDITION_LENGTH,
+  MAX_CONDITION_NESTING,
+  parseCondition,
+} from './parseCondition';
 export { evaluateCondition } from './evaluateCondition';
 export { judgeConditions, validateConditions } from './judgeConditions';
 export { ConditionParseError } from './ConditionParseError';

@@ -1,5 +1,5 @@
 import { ConditionParseError } from './ConditionParseError';
-import { parseCondition } from './parseCondition';
+import { MAX_CONDITION_LENGTH, parseCondition } from './parseCondition';
 
 function parseError(text: string): ConditionParseError {
   try {
@@ -207,6 +207,28 @@ describe('parseCondition', () => {
     expect(error.message).toBe(
       'Invalid condition "[RESPONSE_TIME] < fast" at position 18: "fast" is not' +
         ' a number or a duration (such as 200, 0x1F, 2.5 or 500ms), so < cannot compare it',
+    );
+  });
+
+  it('refuses a condition longer than 1 KiB before reading it', () => {
+    const long = `[BODY].status == ${'x'.repeat(MAX_CONDITION_LENGTH)}`;
+    const error = parseError(long);
+    expect(error.position).toBe(1024);
+    expect(error.reason).toBe(
+      `the condition is ${long.length} characters long; at most 1024 are allowed`,
+    );
+  });
+
+  it('refuses nesting deeper than 16 at the bracket that goes too deep, in linear time', () => {
+    const nested = (depth: number) =>
+      `${'len('.repeat(depth)}[BODY]${')'.repeat(depth)} == 1`;
+    expect(() => parseCondition(nested(15))).toThrow(
+      'len() takes a placeholder',
+    );
+    const error = parseError(nested(100));
+    expect(error.position).toBe(17 * 4 - 1);
+    expect(error.reason).toBe(
+      'brackets and parentheses nest more than 16 deep here',
     );
   });
 

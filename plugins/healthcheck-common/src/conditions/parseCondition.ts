@@ -45,6 +45,21 @@ const NON_NUMERIC_PLACEHOLDERS: readonly PlaceholderName[] = [
 // Gatus placeholders we know but do not offer.
 const GATUS_ONLY_PLACEHOLDERS = ['DOMAIN_EXPIRATION', 'CONTEXT'];
 const FUNCTION_NAMES = ['len', 'has', 'pat', 'any'] as const;
+
+/**
+ * The longest condition text, in characters. Conditions come from every
+ * team's catalog files; real ones are a few dozen characters.
+ * @public
+ */
+export const MAX_CONDITION_LENGTH = 1024;
+
+/**
+ * How deep brackets and parentheses may nest in a condition. Real conditions
+ * nest two or three deep (`len([BODY].items)`); the bound keeps the parser's
+ * recursion and its rescans of nested text small whatever a file holds.
+ * @public
+ */
+export const MAX_CONDITION_NESTING = 16;
 type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 const PLACEHOLDER_START = /^\[([^[\]()]*)\]/;
@@ -85,6 +100,12 @@ class ConditionParser {
         'the condition is empty; write one such as [STATUS] == 200',
       );
     }
+    if (text.length > MAX_CONDITION_LENGTH) {
+      this.#fail(
+        MAX_CONDITION_LENGTH,
+        `the condition is ${text.length} characters long; at most ${MAX_CONDITION_LENGTH} are allowed`,
+      );
+    }
     this.#checkNesting();
     const { operator, start, end } = this.#findOperator();
     const left = this.#parseSide(0, start, operator, 'before', start);
@@ -111,6 +132,12 @@ class ConditionParser {
       const character = text[i];
       if (character === '[' || character === '(') {
         open.push({ character, position: i });
+        if (open.length > MAX_CONDITION_NESTING) {
+          this.#fail(
+            i,
+            `brackets and parentheses nest more than ${MAX_CONDITION_NESTING} deep here`,
+          );
+        }
       } else if (character === ']' || character === ')') {
         const expected = character === ']' ? '[' : '(';
         const last = open.pop();
