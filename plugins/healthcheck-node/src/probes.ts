@@ -83,14 +83,34 @@ export interface ProbeCertificateReport {
 }
 
 /**
+ * One thing wrong with a probe type's config: where, as a path into it
+ * (`expect`, `headers.Authorization`), and why.
+ * @public
+ */
+export interface ProbeConfigProblem {
+  path: string;
+  reason: string;
+}
+
+/**
  * A type of probe, such as `http` or `tcp`, that checks can name in `type`.
  * @public
  */
 export interface ProbeType<TConfig = Record<string, unknown>> {
   /** The word checks use in `spec.type`: lower case letters, digits and dashes. */
   type: string;
-  /** JSON schema of the type's own fields, so bad checks are refused at load. */
+  /**
+   * JSON schema of the type's own fields, so bad checks are refused at load.
+   * Give every string a `maxLength` and every list a `maxItems`: checks come
+   * from every team's catalog files.
+   */
   configSchema?: object;
+  /**
+   * What the schema cannot say, such as a pattern that must compile. Called
+   * when a check is loaded (by the catalog, the API and the reconciler) with
+   * a config that fits `configSchema`, never per run; empty when it is fine.
+   */
+  validateConfig?(config: TConfig): ProbeConfigProblem[];
   run(context: ProbeContext<TConfig>): Promise<ProbeResult>;
 }
 

@@ -1,4 +1,4 @@
-import { parseExpectedPattern, parseHostPort } from './targets';
+import { parseHostPort } from './targets';
 
 describe('parseHostPort', () => {
   it.each([
@@ -30,31 +30,5 @@ describe('parseHostPort', () => {
     ['example.com:65536', 'outside 1-65535'],
   ])('refuses %j: %s', (target, message) => {
     expect(() => parseHostPort(target, { scheme: 'tcp' })).toThrow(message);
-  });
-});
-
-describe('parseExpectedPattern', () => {
-  it('matches a plain pattern as a substring, regex characters and all', () => {
-    const matches = parseExpectedPattern('+OK (ready)');
-    expect(matches('abc +OK (ready) def')).toBe(true);
-    expect(matches('+OK ready')).toBe(false);
-  });
-
-  it('matches /pattern/flags as a regular expression', () => {
-    const matches = parseExpectedPattern('/^hello \\d+$/im');
-    expect(matches('x\nHELLO 42\ny')).toBe(true);
-    expect(matches('hello world')).toBe(false);
-  });
-
-  it('ignores the g and y flags, which would make test() stateful', () => {
-    const matches = parseExpectedPattern('/ok/g');
-    expect(matches('ok')).toBe(true);
-    expect(matches('ok')).toBe(true);
-  });
-
-  it('refuses a regular expression that does not compile', () => {
-    expect(() => parseExpectedPattern('/[a-/')).toThrow(
-      'Pattern /[a-/ is not a valid regular expression',
-    );
   });
 });

@@ -42,28 +42,3 @@ export function parseHostPort(
   }
   return { host, port };
 }
-
-/**
- * The pattern a `tcp` probe waits for: `/regex/flags` is a regular
- * expression, anything else a substring.
- * @internal
- */
-export function parseExpectedPattern(
-  expect: string,
-): (received: string) => boolean {
-  const regex = /^\/(.*)\/([dgimsuy]*)$/s.exec(expect);
-  if (!regex) {
-    return received => received.includes(expect);
-  }
-  let compiled: RegExp;
-  try {
-    compiled = new RegExp(regex[1], regex[2].replace(/[gy]/g, ''));
-  } catch (error) {
-    throw new ProbeConfigError(
-      `Pattern ${expect} is not a valid regular expression: ${
-        (error as Error).message
-      }`,
-    );
-  }
-  return received => compiled.test(received);
-}

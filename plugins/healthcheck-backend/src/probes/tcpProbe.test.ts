@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ProbeSecrets } from './secrets';
 import { createTcpProbeType } from './tcpProbe';
 import {
@@ -211,5 +212,48 @@ describe('tcp probe', () => {
     expect(result.error?.message).toMatch(
       /^Pattern \/\(\/ is not a valid regular expression/,
     );
+  });
+
+  it('waits for a catastrophic-backtracking pattern while a peer trickles 64 KiB, the event loop staying free', async () => {
+    const port = await serve(socket => {
+      let sent = 0;
+      const trickle = setInterval(() => {
+        if (sent >= 64 * 1024 || socket.destroyed) {
+          clearInterval(trickle);
+          return;
+        }
+        socket.write('a'.repeat(512));
+        sent += 512;
+      }, 1);
+      socket.on('close', () => clearInterval(trickle));
+    });
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const result = await runProbe(
+      tcp,
+      `127.0.0.1:${port}`,
+      { expect: '/^(\\w+\\s?)*!$/' },
+      { timeoutMs: 20_000 },
+    );
+    delay.disable();
+
+    expect(result.error?.message).toBe(
+      `127.0.0.1:${port} sent 65536 bytes without /^(\\w+\\s?)*!$/`,
+    );
+    // JavaScript's own engine would hold the loop for minutes on one scan.
+    expect(delay.percentile(99) / 1e6).toBeLessThan(50);
+  });
+
+  it('finds a substring pattern that arrives split across packets', async () => {
+    const port = await serve(socket => {
+      socket.write('+PO');
+      setTimeout(() => socket.end('NG\r\n'), 20);
+    });
+
+    const result = await runProbe(tcp, `127.0.0.1:${port}`, {
+      expect: '+PONG',
+    });
+
+    expect(result).toMatchObject({ ok: true, body: '+PONG\r\n' });
   });
 });

@@ -3,6 +3,7 @@
  * pattern in what comes back.
  */
 import { connect as netConnect } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { performance } from 'node:perf_hooks';
 import type { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
 import {
@@ -12,7 +13,12 @@ import {
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
 import { watchProbeSocket } from './probeSocket';
-import { parseExpectedPattern, parseHostPort } from './targets';
+import {
+  ExpectedPatternWatcher,
+  expectedPatternProblem,
+  parseExpectedPattern,
+} from './expectedPattern';
+import { parseHostPort } from './targets';
 
 /**
  * The fields of a `tcp` check. The target is `host:port` or
@@ -29,6 +35,9 @@ export interface TcpProbeConfig {
   expect?: string;
 }
 
+/** The longest `send` payload; a probe says hello, it does not upload. */
+const MAX_SEND_CHARS = 64 * 1024;
+
 /** How much of the peer's answer a probe keeps while waiting for `expect`. */
 const MAX_RECEIVED_BYTES = 64 * 1024;
 
@@ -40,8 +49,8 @@ export const tcpProbeConfigSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    send: { type: 'string' },
-    expect: { type: 'string', minLength: 1 },
+    send: { type: 'string', maxLength: MAX_SEND_CHARS },
+    expect: { type: 'string', minLength: 1, maxLength: 1024 },
   },
 } as const;
 
@@ -57,6 +66,13 @@ export function createTcpProbeType(
   return {
     type: 'tcp',
     configSchema: tcpProbeConfigSchema,
+    validateConfig: config => {
+      const problem =
+        config.expect === undefined
+          ? undefined
+          : expectedPatternProblem(config.expect);
+      return problem ? [{ path: 'expect', reason: problem }] : [];
+    },
     run: context =>
       runProbeWithDeadline(context, secrets, (signal, progress) =>
         probeTcp(context.target, context.config ?? {}, signal, progress),
@@ -75,7 +91,7 @@ export function createTcpProbeType(
       config.send === undefined
         ? undefined
         : secrets.resolve(config.send, 'send');
-    const matches =
+    const expected =
       config.expect === undefined
         ? undefined
         : parseExpectedPattern(config.expect);
@@ -83,8 +99,10 @@ export function createTcpProbeType(
     const timings = { dns: 0, connect: 0 };
 
     const started = performance.now();
-    const received: Buffer[] = [];
     let receivedBytes = 0;
+    // Decoded piece by piece, so a slow peer does not make us decode the
+    // whole answer again for every byte it sends.
+    const decoder = new StringDecoder('utf8');
     progress.phase = `while connecting to ${where}`;
     const socket = netConnect({
       host,
@@ -95,8 +113,6 @@ export function createTcpProbeType(
       }),
       noDelay: true,
     });
-    const receivedText = () =>
-      Buffer.concat(received, receivedBytes).toString('utf8');
     const connectedResult = (extra: Partial<ProbeResult>) => ({
       ok: true,
       connected: true,
@@ -112,7 +128,7 @@ export function createTcpProbeType(
       started,
       timings,
       onConnect: (_connectedAt, settle) => {
-        if (matches) {
+        if (expected) {
           progress.phase = `while waiting for ${config.expect} from ${where}`;
           if (payload !== undefined) {
             socket.write(payload);
@@ -129,18 +145,21 @@ export function createTcpProbeType(
         }
       },
       listen: settle => {
+        if (!expected) {
+          return;
+        }
+        const watcher = new ExpectedPatternWatcher({
+          pattern: expected,
+          onMatch: () => settle(connectedResult({ body: watcher.text })),
+        });
+        socket.once('close', () => watcher.dispose());
         socket.on('data', (chunk: Buffer) => {
-          if (!matches) {
-            return;
-          }
-          received.push(chunk);
           receivedBytes += chunk.length;
-          progress.partial.body = receivedText();
-          if (matches(progress.partial.body)) {
-            settle(connectedResult({ body: progress.partial.body }));
-          } else if (receivedBytes >= MAX_RECEIVED_BYTES) {
+          watcher.append(decoder.write(chunk));
+          progress.partial.body = watcher.text;
+          if (receivedBytes >= MAX_RECEIVED_BYTES && !watcher.finish()) {
             settle({
-              ...connectedResult({ body: progress.partial.body }),
+              ...connectedResult({ body: watcher.text }),
               ok: false,
               error: {
                 kind: 'other',
@@ -150,9 +169,10 @@ export function createTcpProbeType(
           }
         });
         socket.once('end', () => {
-          if (matches) {
+          watcher.append(decoder.end());
+          if (!watcher.finish()) {
             settle({
-              ...connectedResult({ body: receivedText() }),
+              ...connectedResult({ body: watcher.text }),
               ok: false,
               error: {
                 kind: 'other',
