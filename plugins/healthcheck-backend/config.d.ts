@@ -24,6 +24,20 @@ export interface Config {
       allowPrivate?: boolean;
     };
 
+    /** What the catalog module needs to know to validate HealthCheck entities. */
+    catalog?: {
+      /**
+       * Probe types that backend modules add to the health-check plugin
+       * (through its extension point). The catalog is another plugin and
+       * cannot see them, so it refuses HealthCheck entities that name a type
+       * it does not know unless it is listed here; the health-check backend
+       * judges such a check's config when it loads it, and a check that
+       * fails there runs nowhere (a warning names it). The built-in types
+       * need no listing.
+       */
+      moduleProbeTypes?: string[];
+    };
+
     /**
      * The shortest interval a check may have, as a duration. A HealthCheck
      * entity below it gets a catalog processing error; the API refuses it

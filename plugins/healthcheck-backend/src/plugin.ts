@@ -13,6 +13,7 @@ import { healthcheckPermissions } from '@vigil/plugin-healthcheck-common';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readConfigDuration } from './config';
+import { validateHealthCheckSpec } from './catalog/validateHealthCheckSpec';
 import { createProbingInstance } from './executor/createProbingInstance';
 import { createRunCheckNow } from './executor/runCheckNow';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
@@ -107,6 +108,10 @@ export const healthcheckPlugin = createBackendPlugin({
         })) {
           probeTypes.add(probeType);
         }
+        const minIntervalMs = readConfigDuration(
+          config,
+          'healthcheck.minimumInterval',
+        );
         const store = await DatabaseHealthcheckStore.create({ database });
         const slices = await DatabaseSliceStore.create({ database });
         const states = await DatabaseStateStore.create({ database });
@@ -141,6 +146,14 @@ export const healthcheckPlugin = createBackendPlugin({
           listStoredChecks: () => store.listChecks(),
           slices,
           lock: createReconcileLock(slices.knex),
+          // The same judgement as the catalog's and the API's, with the
+          // probe types that modules added, which the catalog cannot see.
+          validateSpec: (spec, { defaultNamespace }) =>
+            validateHealthCheckSpec(spec, {
+              probeTypes,
+              minIntervalMs,
+              defaultNamespace,
+            }),
           onSystemsChanged: async systemRefs => {
             await transitions.checkSystems(systemRefs);
             await Promise.all(systemRefs.map(ref => rollups.recompute(ref)));
@@ -204,10 +217,7 @@ export const healthcheckPlugin = createBackendPlugin({
           store,
           catalog,
           probeTypes,
-          minIntervalMs: readConfigDuration(
-            config,
-            'healthcheck.minimumInterval',
-          ),
+          minIntervalMs,
           runCheck: createRunCheckNow({
             readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
             runOnce: (slice, at) => probing.engine.runner.runOnce(slice, at),

@@ -2,7 +2,9 @@ import { Entity } from '@backstage/catalog-model';
 import { JsonObject } from '@backstage/types';
 import { CatalogProcessorResult } from '@backstage/plugin-catalog-node';
 import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
+import { ConfigReader } from '@backstage/config';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
+import { catalogProbeTypes } from './catalogProbeTypes';
 
 const location = { type: 'file', target: '/demo/checks.yaml' };
 
@@ -30,7 +32,7 @@ const validSpec = {
 };
 
 const processor = new HealthCheckEntityProcessor({
-  knownTypes: () => ['http', 'tcp', 'dns', 'tls'],
+  probeTypes: catalogProbeTypes(new ConfigReader({})),
 });
 
 /** The processing error of a spec, or `undefined` when it is accepted. */
@@ -106,6 +108,39 @@ describe('HealthCheckEntityProcessor', () => {
       );
     });
 
+    it("config outside its probe type's bounds, as the API would", async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          config: { maxBodyBytes: 4_000_000_000 },
+        }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api': spec.config.maxBodyBytes: must be <= 16777216`,
+      );
+      expect(
+        await rejection({
+          ...validSpec,
+          environmentOverrides: { production: { config: { method: 'get' } } },
+        }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api': spec.environmentOverrides.production.config.method: must match pattern "^[A-Z][A-Z-]*$"`,
+      );
+    });
+
+    it('a tcp pattern that cannot run in linear time', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          type: 'tcp',
+          target: 'db.example.com:5432',
+          conditions: [],
+          config: { expect: '/(a)\\1/' },
+        }),
+      ).toContain(
+        `spec.config.expect: Pattern /(a)\\1/ is not a valid regular expression in RE2's linear-time syntax`,
+      );
+    });
+
     it('a duration that does not parse', async () => {
       expect(await rejection({ ...validSpec, interval: '10 seconds' })).toBe(
         `Invalid HealthCheck 'payments-api': spec.interval: "10 seconds" is not a duration: "10" at position 0 has no unit (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)`,
@@ -116,7 +151,9 @@ describe('HealthCheckEntityProcessor', () => {
     });
 
     it('an interval below the configured minimum', async () => {
-      expect(await rejection({ ...validSpec, interval: '1s' })).toBe(
+      expect(
+        await rejection({ ...validSpec, interval: '1s', timeout: '500ms' }),
+      ).toBe(
         `Invalid HealthCheck 'payments-api': spec.interval: 1s is below the minimum interval of 5s`,
       );
       const strict = new HealthCheckEntityProcessor({ minIntervalMs: 30_000 });
@@ -124,9 +161,12 @@ describe('HealthCheckEntityProcessor', () => {
         `Invalid HealthCheck 'payments-api': spec.interval: 10s is below the minimum interval of 30s`,
       );
       const lenient = new HealthCheckEntityProcessor({ minIntervalMs: 500 });
-      expect(await rejection({ ...validSpec, interval: '1s' }, lenient)).toBe(
-        undefined,
-      );
+      expect(
+        await rejection(
+          { ...validSpec, interval: '1s', timeout: '500ms' },
+          lenient,
+        ),
+      ).toBe(undefined);
     });
 
     it('a default interval below the configured minimum', async () => {
@@ -342,9 +382,33 @@ describe('HealthCheckEntityProcessor', () => {
     ).toBeUndefined();
   });
 
+  it('knows the types that modules add by name when the config lists them, and judges nothing of their config', async () => {
+    const withModules = new HealthCheckEntityProcessor({
+      probeTypes: catalogProbeTypes(
+        new ConfigReader({
+          healthcheck: { catalog: { moduleProbeTypes: ['smtp'] } },
+        }),
+      ),
+    });
+    expect(
+      await rejection(
+        { ...validSpec, type: 'smtp', config: { anything: true } },
+        withModules,
+      ),
+    ).toBeUndefined();
+    expect(await rejection({ ...validSpec, type: 'smtp' })).toContain(
+      'unknown probe type "smtp"',
+    );
+  });
+
   it('asks for the known types on every entity, so types added later count', async () => {
     const types = ['http'];
-    const late = new HealthCheckEntityProcessor({ knownTypes: () => types });
+    const late = new HealthCheckEntityProcessor({
+      probeTypes: {
+        get: type => (types.includes(type) ? { type } : undefined),
+        list: () => types,
+      },
+    });
     expect(await rejection({ ...validSpec, type: 'grpc' }, late)).toContain(
       'unknown probe type "grpc"',
     );

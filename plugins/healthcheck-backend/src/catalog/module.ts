@@ -4,6 +4,7 @@ import {
 } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
 import { readConfigDuration } from '../config';
+import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 
 /**
@@ -24,6 +25,7 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
       async init({ catalog, config }) {
         catalog.addProcessor(
           new HealthCheckEntityProcessor({
+            probeTypes: catalogProbeTypes(config),
             minIntervalMs: readConfigDuration(
               config,
               'healthcheck.minimumInterval',

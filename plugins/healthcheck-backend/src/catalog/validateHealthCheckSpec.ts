@@ -1,15 +1,20 @@
 import { parseEntityRef } from '@backstage/catalog-model';
 import {
+  applyEnvironmentOverride,
   canonicalEnvironmentName,
-  DEFAULT_CHECK_INTERVAL,
   DurationParseError,
   findTargetTemplateProblems,
   formatDuration,
+  HEALTHCHECK_SPEC_LIMITS,
+  HealthCheckSpec,
   healthCheckSpecSchema,
   parseDuration,
+  resolveCheckTiming,
   validateConditions,
 } from '@vigil/plugin-healthcheck-common';
+import type { ProbeType } from '@vigil/plugin-healthcheck-node';
 import Ajv, { type ErrorObject } from 'ajv';
+import { validateProbeConfig } from '../probes/probeConfigValidation';
 
 /**
  * The shortest interval a check may have unless configured otherwise.
@@ -22,14 +27,33 @@ export const DEFAULT_MIN_INTERVAL_MS = 5_000;
  * @internal
  */
 export interface HealthCheckSpecValidationOptions {
-  /** The probe types checks may name; any non-empty type passes without it. */
-  knownTypes?: () => string[];
+  /**
+   * The probe types checks may name, whose `configSchema` and
+   * `validateConfig` judge each check's `config` (merged with each
+   * environment's override). Any non-empty type passes without it.
+   */
+  probeTypes?: ProbeTypeLookup;
   /** The shortest interval allowed. Default {@link DEFAULT_MIN_INTERVAL_MS}. */
   minIntervalMs?: number;
   /** Written before every path: `spec` for an entity (the default), `''` for an API body. */
   rootPath?: string;
   /** The namespace of refs that name none, for an entity its own. Default `default`. */
   defaultNamespace?: string;
+}
+
+/**
+ * The probe types a validator knows. A type without `configSchema` or
+ * `validateConfig` is known by name only: its config is not judged here.
+ * @internal
+ */
+export interface ProbeTypeLookup {
+  get(
+    type: string,
+  ):
+    | Pick<ProbeType<any>, 'type' | 'configSchema' | 'validateConfig'>
+    | undefined;
+  /** The names, sorted. */
+  list(): string[];
 }
 
 /**
@@ -102,15 +126,19 @@ export function validateHealthCheckSpec(
   }
   const fine = (field: string) => !seenPaths.has(join(root, field));
 
-  if (options.knownTypes && typeof spec.type === 'string' && fine('type')) {
-    const known = options.knownTypes();
-    if (spec.type !== '' && !known.includes(spec.type)) {
+  if (options.probeTypes && typeof spec.type === 'string' && fine('type')) {
+    const probeType = options.probeTypes.get(spec.type);
+    if (spec.type !== '' && !probeType) {
+      const known = options.probeTypes.list();
       report(
         join(root, 'type'),
         `unknown probe type ${JSON.stringify(spec.type)}; the known types are ${
           known.length > 0 ? [...known].sort().join(', ') : '(none)'
         }`,
       );
+    }
+    if (probeType && (spec.config === undefined || isObject(spec.config))) {
+      problems.push(...findProbeConfigProblems(spec, probeType, root));
     }
   }
 
@@ -130,7 +158,7 @@ export function validateHealthCheckSpec(
     for (const problem of validateConditions(spec.conditions)) {
       report(
         `${join(root, 'conditions')}[${problem.index}]`,
-        `${JSON.stringify(problem.condition)}, at position ${
+        `${JSON.stringify(abbreviate(problem.condition))}, at position ${
           problem.position
         }: ${problem.reason}`,
       );
@@ -187,30 +215,99 @@ function checkTiming(
   report: (path: string, reason: string) => void,
   fine: (field: string) => boolean,
 ) {
-  const minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
+  let intervalMs: number | undefined;
   if (
     fine('interval') &&
     (spec.interval === undefined || isText(spec.interval))
   ) {
-    const text =
-      (spec.interval as string | undefined) ?? DEFAULT_CHECK_INTERVAL;
-    const intervalMs = parseDuration(text);
+    intervalMs = resolveCheckTiming({
+      interval: spec.interval as string | undefined,
+    }).intervalMs;
+    const minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
     if (intervalMs < minIntervalMs) {
       report(
         join(root, 'interval'),
-        `${text} is below the minimum interval of ${formatDuration(
-          minIntervalMs,
-        )}${spec.interval === undefined ? ' (it is the default)' : ''}`,
+        `${formatDuration(
+          intervalMs,
+        )} is below the minimum interval of ${formatDuration(minIntervalMs)}${
+          spec.interval === undefined ? ' (it is the default)' : ''
+        }`,
       );
     }
   }
-  if (
-    fine('timeout') &&
-    isText(spec.timeout) &&
-    parseDuration(spec.timeout) === 0
-  ) {
-    report(join(root, 'timeout'), 'must be longer than 0s');
+  if (!fine('timeout') || !isText(spec.timeout)) {
+    return;
   }
+  const timeoutMs = parseDuration(spec.timeout);
+  const { maxTimeoutMs } = HEALTHCHECK_SPEC_LIMITS;
+  if (timeoutMs === 0) {
+    report(join(root, 'timeout'), 'must be longer than 0s');
+  } else if (timeoutMs > maxTimeoutMs) {
+    report(
+      join(root, 'timeout'),
+      `${spec.timeout} is longer than the longest timeout, ${formatDuration(
+        maxTimeoutMs,
+      )}`,
+    );
+  } else if (intervalMs !== undefined && timeoutMs > intervalMs) {
+    report(
+      join(root, 'timeout'),
+      `${spec.timeout} is longer than the interval, ${formatDuration(
+        intervalMs,
+      )}${
+        spec.interval === undefined ? ' (the default)' : ''
+      }: a run must end before the next one is due`,
+    );
+  }
+}
+
+/**
+ * Problems of a spec's `config` against its probe type, for the check's own
+ * config and for each environment's merged over it (an override may break
+ * what the base gets right): the type's schema first, then, where the
+ * schema is met, what only the type can judge (`validateConfig`).
+ */
+function findProbeConfigProblems(
+  spec: Record<string, unknown>,
+  probeType: NonNullable<ReturnType<ProbeTypeLookup['get']>>,
+  root: string,
+): HealthCheckSpecProblem[] {
+  if (!probeType.configSchema && !probeType.validateConfig) {
+    return [];
+  }
+  const configs: Array<{ config: unknown; path: string }> = [
+    { config: spec.config ?? {}, path: join(root, 'config') },
+  ];
+  const overrides = spec.environmentOverrides;
+  if (isObject(overrides)) {
+    for (const [name, override] of Object.entries(overrides)) {
+      if (isObject(override) && isObject(override.config)) {
+        configs.push({
+          config: applyEnvironmentOverride(
+            spec as unknown as HealthCheckSpec,
+            name,
+          ).config,
+          path: join(
+            pathOf(join(root, 'environmentOverrides'), name),
+            'config',
+          ),
+        });
+      }
+    }
+  }
+  return configs.flatMap(({ config, path }) => {
+    const schemaProblems = validateProbeConfig(probeType, config);
+    if (schemaProblems.length > 0) {
+      return schemaProblems.map(problem => ({
+        path: problem.path ? `${path}.${problem.path}` : path,
+        reason: problem.reason,
+      }));
+    }
+    return (probeType.validateConfig?.(config) ?? []).map(problem => ({
+      path: problem.path ? `${path}.${problem.path}` : path,
+      reason: problem.reason,
+    }));
+  });
 }
 
 function checkOverrides(
@@ -329,6 +426,34 @@ function describeSchemaError(
       return { path, reason: 'must not be empty' };
     case 'minItems':
       return { path, reason: 'must not be an empty list' };
+    case 'maxItems':
+      return {
+        path,
+        reason: `lists ${
+          (error.data as unknown[]).length
+        } items; at most ${String(params.limit)} are allowed`,
+      };
+    case 'maxProperties':
+      return {
+        path,
+        reason: `has ${
+          Object.keys(error.data as object).length
+        } entries; at most ${String(params.limit)} are allowed`,
+      };
+    case 'maxLength':
+      return {
+        path,
+        reason: `is ${
+          (error.data as string).length
+        } characters long; at most ${String(params.limit)} are allowed`,
+      };
+    case 'maximum':
+      return {
+        path,
+        reason: `must be at most ${String(params.limit)}, not ${String(
+          error.data,
+        )}`,
+      };
     case 'minimum':
       return {
         path,
@@ -391,6 +516,11 @@ function pathOf(base: string, key: string): string {
 
 function join(base: string, field: string): string {
   return base ? `${base}.${field}` : field;
+}
+
+/** Long text cut to its first 60 characters, for a readable reason. */
+function abbreviate(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 60)}…` : text;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -54,7 +54,7 @@ export const dnsProbeConfigSchema = {
   additionalProperties: false,
   properties: {
     recordType: { type: 'string', enum: [...DNS_RECORD_TYPES] },
-    server: { type: 'string', minLength: 1 },
+    server: { type: 'string', minLength: 1, maxLength: 261 },
   },
 } as const;
 

@@ -16,6 +16,7 @@ import {
 } from './networkGuard';
 import {
   certificateExpirationMs,
+  MAX_CA_PEM_CHARS,
   peerCertificateReport,
 } from './peerCertificates';
 import { describeProbeError, ProbeConfigError } from './probeErrors';
@@ -77,13 +78,17 @@ export const httpProbeConfigSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    method: { type: 'string', pattern: '^[A-Z][A-Z-]*$' },
+    method: { type: 'string', pattern: '^[A-Z][A-Z-]*$', maxLength: 32 },
     headers: {
       type: 'object',
-      propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
-      additionalProperties: { type: 'string' },
+      maxProperties: 50,
+      propertyNames: {
+        pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+        maxLength: 256,
+      },
+      additionalProperties: { type: 'string', maxLength: 8192 },
     },
-    body: { type: 'string' },
+    body: { type: 'string', maxLength: 64 * 1024 },
     followRedirects: { type: 'boolean' },
     maxRedirects: {
       type: 'integer',
@@ -100,7 +105,7 @@ export const httpProbeConfigSchema = {
       additionalProperties: false,
       properties: {
         insecureSkipVerify: { type: 'boolean' },
-        ca: { type: 'string' },
+        ca: { type: 'string', maxLength: MAX_CA_PEM_CHARS },
       },
     },
   },

@@ -51,9 +51,22 @@ describe('validateProbeConfig', () => {
       { recordType: 'PTR' },
       ['recordType: must be one of A, AAAA, CNAME, MX, TXT, NS, SRV'],
     ],
-    ['tls', { sni: 'x' }, ["tls: unknown field 'sni'"]],
+    ['tls', { sni: 'x' }, ["unknown field 'sni'"]],
+    [
+      'http',
+      { body: 'x'.repeat(64 * 1024 + 1) },
+      ['body: must NOT have more than 65536 characters'],
+    ],
+    [
+      'tcp',
+      { expect: 'x'.repeat(1025) },
+      ['expect: must NOT have more than 1024 characters'],
+    ],
   ])('refuses %s config %j', (type, config, problems) => {
-    expect(validateProbeConfig(byName.get(type)!, config)).toEqual(problems);
+    const lines = validateProbeConfig(byName.get(type)!, config).map(p =>
+      p.path ? `${p.path}: ${p.reason}` : p.reason,
+    );
+    expect(lines).toEqual(problems);
   });
 
   it('accepts anything for a type without a schema', () => {

@@ -1,20 +1,24 @@
 import Ajv, { type ValidateFunction } from 'ajv';
-import type { ProbeType } from '@vigil/plugin-healthcheck-node';
+import type {
+  ProbeConfigProblem,
+  ProbeType,
+} from '@vigil/plugin-healthcheck-node';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /**
  * Why a check's type-specific fields do not fit its probe type's
- * `configSchema`, one readable line per problem; empty when they fit or the
- * type has no schema. Schemas are compiled once each.
+ * `configSchema`, each at its path in the config (`''` for the config
+ * itself); empty when they fit or the type has no schema. Schemas are
+ * compiled once each.
  *
  * @public
  */
 export function validateProbeConfig(
   probeType: Pick<ProbeType<unknown>, 'type' | 'configSchema'>,
   config: unknown,
-): string[] {
+): ProbeConfigProblem[] {
   const schema = probeType.configSchema;
   if (!schema) {
     return [];
@@ -28,19 +32,17 @@ export function validateProbeConfig(
     return [];
   }
   return (validate.errors ?? []).map(error => {
-    const where = error.instancePath
-      ? error.instancePath.slice(1).replace(/\//g, '.')
-      : probeType.type;
+    const path = error.instancePath.slice(1).replace(/\//g, '.');
     if (error.keyword === 'additionalProperties') {
       const extra = (error.params as { additionalProperty: string })
         .additionalProperty;
-      return `${where}: unknown field '${extra}'`;
+      return { path, reason: `unknown field '${extra}'` };
     }
     if (error.keyword === 'enum') {
       const allowed = (error.params as { allowedValues: unknown[] })
         .allowedValues;
-      return `${where}: must be one of ${allowed.join(', ')}`;
+      return { path, reason: `must be one of ${allowed.join(', ')}` };
     }
-    return `${where}: ${error.message}`;
+    return { path, reason: error.message ?? error.keyword };
   });
 }

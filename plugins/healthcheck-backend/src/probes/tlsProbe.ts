@@ -12,6 +12,7 @@ import {
 } from './networkGuard';
 import {
   certificateExpirationMs,
+  MAX_CA_PEM_CHARS,
   peerCertificateReport,
 } from './peerCertificates';
 import { describeTlsVerifyError } from './probeErrors';
@@ -42,9 +43,9 @@ export const tlsProbeConfigSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    servername: { type: 'string', minLength: 1 },
+    servername: { type: 'string', minLength: 1, maxLength: 253 },
     insecureSkipVerify: { type: 'boolean' },
-    ca: { type: 'string' },
+    ca: { type: 'string', maxLength: MAX_CA_PEM_CHARS },
   },
 } as const;
 

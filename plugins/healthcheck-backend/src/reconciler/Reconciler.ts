@@ -8,7 +8,11 @@ import type {
   StoredSliceHeader,
 } from '../database/SliceStore';
 import type { DesiredSlice, PausedSlice } from './desiredSlices';
-import { LoadedDesiredSlices, loadDesiredSlices } from './loadDesiredSlices';
+import {
+  CheckSpecValidator,
+  LoadedDesiredSlices,
+  loadDesiredSlices,
+} from './loadDesiredSlices';
 import { planReconcile } from './planReconcile';
 import type { ReconcileLock } from './ReconcileLock';
 
@@ -47,6 +51,7 @@ export class Reconciler {
   readonly #slices: SliceStore;
   readonly #lock: ReconcileLock;
   readonly #onSystemsChanged?: (systemRefs: string[]) => Promise<void>;
+  readonly #validateSpec?: CheckSpecValidator;
   #lastProblems = '';
 
   constructor(options: {
@@ -58,7 +63,10 @@ export class Reconciler {
     lock: ReconcileLock;
     /** After a scoped pass changed slices: the systems it changed. */
     onSystemsChanged?: (systemRefs: string[]) => Promise<void>;
+    /** Judges every check before its slices are derived; see `loadDesiredSlices`. */
+    validateSpec?: CheckSpecValidator;
   }) {
+    this.#validateSpec = options.validateSpec;
     this.#onSystemsChanged = options.onSystemsChanged;
     this.#catalog = options.catalog;
     this.#auth = options.auth;
@@ -137,9 +145,14 @@ export class Reconciler {
       credentials: await this.#auth.getOwnServiceCredentials(),
       listStoredChecks: this.#listStoredChecks,
       systemRefs,
+      validateSpec: this.#validateSpec,
     });
     if (!systemRefs) {
       this.#reportProblems(loaded);
+    } else {
+      for (const invalid of loaded.invalidChecks) {
+        this.#logger.warn(invalidCheckMessage(invalid));
+      }
     }
     return loaded;
   }
@@ -194,6 +207,7 @@ export class Reconciler {
   /** What a full pass found wrong, logged when it changes. */
   #reportProblems(loaded: LoadedDesiredSlices) {
     const problems = [
+      ...loaded.invalidChecks.map(invalidCheckMessage),
       ...loaded.environmentProblems.map(p => p.message),
       ...loaded.unresolvedSystems.map(
         u =>
@@ -207,4 +221,13 @@ export class Reconciler {
       }
     }
   }
+}
+
+function invalidCheckMessage(invalid: {
+  checkId: string;
+  problems: string[];
+}): string {
+  return `check ${
+    invalid.checkId
+  } runs nowhere until it is fixed: ${invalid.problems.join('; ')}`;
 }

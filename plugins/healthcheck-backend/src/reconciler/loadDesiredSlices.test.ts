@@ -1,3 +1,6 @@
+import { ConfigReader } from '@backstage/config';
+import { catalogProbeTypes } from '../catalog/catalogProbeTypes';
+import { validateHealthCheckSpec } from '../catalog/validateHealthCheckSpec';
 import { mockCredentials } from '@backstage/backend-test-utils';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import {
@@ -107,5 +110,50 @@ describe('loadDesiredSlices', () => {
       'production',
       'staging',
     ]);
+  });
+
+  it('runs nowhere a check that fails validation, and says why, leaving the others', async () => {
+    const catalogEntities = readDemoCatalog();
+    const paymentsCheck = catalogEntities.find(
+      e => e.kind === 'HealthCheck' && e.metadata.name === 'payments-health',
+    )!;
+    // As a catalog entity written before today's bounds could hold it.
+    paymentsCheck.spec = {
+      ...paymentsCheck.spec,
+      config: { maxBodyBytes: 4_000_000_000 },
+    };
+    const result = await loadDesiredSlices({
+      catalog: catalogServiceMock({ entities: catalogEntities }),
+      credentials: mockCredentials.service(),
+      listStoredChecks: async () => [
+        {
+          id: 'broken-row',
+          spec: { type: 'smtp', target: 'x', interval: 'soon', systems: ['a'] },
+        },
+      ],
+      validateSpec: (spec, { defaultNamespace }) =>
+        validateHealthCheckSpec(spec, {
+          probeTypes: catalogProbeTypes(new ConfigReader({})),
+          defaultNamespace,
+        }),
+    });
+
+    expect(result.invalidChecks).toEqual([
+      {
+        checkId: 'healthcheck:default/payments-health',
+        problems: ['spec.config.maxBodyBytes: must be <= 16777216'],
+      },
+      {
+        checkId: 'broken-row',
+        problems: [
+          expect.stringContaining('spec.interval: "soon" is not a duration'),
+          'spec.type: unknown probe type "smtp"; the known types are dns, http, tcp, tls',
+        ],
+      },
+    ]);
+    const checkIds = new Set(result.slices.map(s => s.checkId));
+    expect(checkIds.has('healthcheck:default/payments-health')).toBe(false);
+    expect(checkIds.has('broken-row')).toBe(false);
+    expect(checkIds.has('healthcheck:default/checkout-health')).toBe(true);
   });
 });

@@ -47,9 +47,29 @@ type EntityFilter = NonNullable<
   NonNullable<Parameters<CatalogService['getEntities']>[0]>['filter']
 >;
 
+/**
+ * A check that fails validation where it is loaded: it runs nowhere.
+ * @internal
+ */
+export interface InvalidCheck {
+  checkId: string;
+  /** `path: reason`, as validation writes them. */
+  problems: string[];
+}
+
+/**
+ * Judges a check spec as the API and the catalog do; empty when it is fine.
+ * @internal
+ */
+export type CheckSpecValidator = (
+  spec: unknown,
+  context: { defaultNamespace: string },
+) => Array<{ path: string; reason: string }>;
+
 /** Everything a full reconcile derives, with what it found wrong on the way. */
 export interface LoadedDesiredSlices extends DesiredSliceSet {
   environmentProblems: EnvironmentProblem[];
+  invalidChecks: InvalidCheck[];
 }
 
 /**
@@ -67,6 +87,13 @@ export async function loadDesiredSlices(options: {
   credentials: BackstageCredentials;
   listStoredChecks: () => Promise<Array<{ id: string; spec: object }>>;
   systemRefs?: readonly string[];
+  /**
+   * Judges each check before it is derived, so a check that reached the
+   * catalog or the database without passing today's validation (an older
+   * release wrote it, a module's type judges its config, a bound tightened)
+   * runs nowhere. Everything passes without it.
+   */
+  validateSpec?: CheckSpecValidator;
 }): Promise<LoadedDesiredSlices> {
   const { catalog, credentials, systemRefs } = options;
   if (systemRefs?.length === 0) {
@@ -75,6 +102,7 @@ export async function loadDesiredSlices(options: {
       paused: [],
       unresolvedSystems: [],
       environmentProblems: [],
+      invalidChecks: [],
     };
   }
   // How an entity may write a reference to one of the systems: the catalog
@@ -137,31 +165,53 @@ export async function loadDesiredSlices(options: {
       options.listStoredChecks(),
     ]);
 
+  const invalidChecks: InvalidCheck[] = [];
+  const valid = (id: string, spec: unknown, defaultNamespace: string) => {
+    const problems = options.validateSpec?.(spec, { defaultNamespace }) ?? [];
+    if (problems.length > 0) {
+      invalidChecks.push({
+        checkId: id,
+        problems: problems.map(p => `${p.path}: ${p.reason}`),
+      });
+    }
+    return problems.length === 0;
+  };
   const checks: ReconcilableCheck[] = [
-    ...checkEntities.items.filter(isHealthCheckEntity).map(entity => {
+    ...checkEntities.items.filter(isHealthCheckEntity).flatMap(entity => {
+      const id = stringifyEntityRef(entity);
+      if (!valid(id, entity.spec, entity.metadata.namespace ?? 'default')) {
+        return [];
+      }
       const spec = entity.spec as unknown as HealthCheckSpec;
       const annotations = entity.metadata.annotations ?? {};
-      return {
-        id: stringifyEntityRef(entity),
-        source: {
-          kind: 'gitops' as const,
-          entityRef: stringifyEntityRef(entity),
-          location:
-            annotations[ANNOTATION_SOURCE_LOCATION] ??
-            annotations[ANNOTATION_LOCATION],
+      return [
+        {
+          id,
+          source: {
+            kind: 'gitops' as const,
+            entityRef: id,
+            location:
+              annotations[ANNOTATION_SOURCE_LOCATION] ??
+              annotations[ANNOTATION_LOCATION],
+          },
+          spec,
+          ...resolveCheckTiming(spec),
         },
-        spec,
-        ...resolveCheckTiming(spec),
-      };
+      ];
     }),
-    ...stored.map(check => {
+    ...stored.flatMap(check => {
+      if (!valid(check.id, check.spec, 'default')) {
+        return [];
+      }
       const spec = check.spec as unknown as HealthCheckSpec;
-      return {
-        id: check.id,
-        source: { kind: 'api' as const },
-        spec,
-        ...resolveCheckTiming(spec),
-      };
+      return [
+        {
+          id: check.id,
+          source: { kind: 'api' as const },
+          spec,
+          ...resolveCheckTiming(spec),
+        },
+      ];
     }),
   ];
 
@@ -193,7 +243,7 @@ export async function loadDesiredSlices(options: {
       inScope.has(u.systemRef.toLowerCase()),
     );
   }
-  return { ...derived, environmentProblems };
+  return { ...derived, environmentProblems, invalidChecks };
 }
 
 /** `system:ns/name`, `ns/name` and `name`: how an entity may name a system. */

@@ -1,8 +1,4 @@
-import {
-  findProbeConfigProblems,
-  InvalidCheckError,
-  parseCheckRequest,
-} from './parseCheckRequest';
+import { InvalidCheckError, parseCheckRequest } from './parseCheckRequest';
 
 const spec = {
   type: 'http',
@@ -18,11 +14,11 @@ const probeTypes = {
           configSchema: {
             type: 'object',
             additionalProperties: false,
-            required: ['method'],
             properties: { method: { enum: ['GET', 'HEAD'] } },
           },
         }
       : undefined,
+  list: () => ['http'],
 };
 
 const create = { operation: 'create', validation: {} } as const;
@@ -173,7 +169,11 @@ describe('parseCheckRequest', () => {
         {
           operation: 'create',
           validation: {
-            knownTypes: () => ['http', 'tcp'],
+            probeTypes: {
+              get: (type: string) =>
+                ['http', 'tcp'].includes(type) ? { type } : undefined,
+              list: () => ['http', 'tcp'],
+            },
             minIntervalMs: 30_000,
           },
         },
@@ -194,7 +194,7 @@ describe('parseCheckRequest', () => {
     expect(
       problemsOf(
         { id: 'x', spec: { ...spec, config: { method: 'PUT' } } },
-        { ...create, probeTypes },
+        { ...create, validation: { probeTypes } },
       ),
     ).toEqual([
       { path: 'spec.config.method', reason: 'must be one of GET, HEAD' },
@@ -222,52 +222,5 @@ describe('InvalidCheckError', () => {
       'Invalid check, 2 problems:\n- id: is required\n- spec.target: is required; really',
     );
     expect(error.problems).toHaveLength(2);
-  });
-});
-
-describe('findProbeConfigProblems', () => {
-  it('checks the config of each environment as merged over the base', () => {
-    expect(
-      findProbeConfigProblems(
-        {
-          ...spec,
-          config: { method: 'GET' },
-          environmentOverrides: {
-            prod: { config: { method: 'HEAD' } },
-            'eu west': { config: { method: 'DELETE' } },
-            staging: { target: 'https://staging.example' },
-          },
-        },
-        probeTypes,
-      ),
-    ).toEqual([
-      {
-        path: 'spec.environmentOverrides["eu west"].config.method',
-        reason: 'must be one of GET, HEAD',
-      },
-    ]);
-  });
-
-  it("reports a missing required field at the config's own path", () => {
-    expect(findProbeConfigProblems(spec, probeTypes)).toEqual([
-      {
-        path: 'spec.config',
-        reason: "must have required property 'method'",
-      },
-    ]);
-  });
-
-  it('says nothing for unknown types, types without a schema, or a config that is not an object', () => {
-    expect(
-      findProbeConfigProblems({ ...spec, type: 'tcp' }, probeTypes),
-    ).toEqual([]);
-    expect(
-      findProbeConfigProblems({ ...spec, config: 'GET' }, probeTypes),
-    ).toEqual([]);
-    expect(
-      findProbeConfigProblems(spec, {
-        get: () => ({ type: 'http', configSchema: undefined }),
-      }),
-    ).toEqual([]);
   });
 });

@@ -1,16 +1,11 @@
 import { InputError } from '@backstage/errors';
-import {
-  applyEnvironmentOverride,
-  HealthCheckSpec,
-} from '@vigil/plugin-healthcheck-common';
-import type { ProbeType } from '@vigil/plugin-healthcheck-node';
+import { HealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import {
   formatSpecProblems,
   HealthCheckSpecProblem,
   HealthCheckSpecValidationOptions,
   validateHealthCheckSpec,
 } from '../catalog/validateHealthCheckSpec';
-import { validateProbeConfig } from '../probes/probeConfigValidation';
 import { checkIdFromTitle, isApiCheckId } from './checkIds';
 
 /** @internal */
@@ -67,21 +62,17 @@ export interface CheckRequestOptions {
   operation: 'create' | 'update';
   /** On update, the id in the path: a body `id` must equal it. */
   pathId?: string;
-  /** What the spec is validated against; `rootPath` is always `spec`. */
+  /**
+   * What the spec is validated against (probe types, their config, the
+   * minimum interval); `rootPath` is always `spec`.
+   */
   validation: Omit<HealthCheckSpecValidationOptions, 'rootPath'>;
-  /** The probe types, to check each one's `config` against its schema. */
-  probeTypes?: {
-    get(
-      type: string,
-    ): Pick<ProbeType<any>, 'type' | 'configSchema'> | undefined;
-  };
 }
 
 /**
  * Reads the body of `POST /v1/checks` or `PUT /v1/checks/:id`:
  * `{ id?, title?, spec, revision? }`, where `spec` is the same model as a
- * HealthCheck entity's spec and is validated the same way, then its `config`
- * (and each environment's merged `config`) against the probe type's schema.
+ * HealthCheck entity's spec and is validated the same way.
  *
  * @throws InvalidCheckError listing every problem, each with its path.
  * @internal
@@ -128,9 +119,6 @@ export function parseCheckRequest(
         rootPath: 'spec',
       }),
     );
-    if (options.probeTypes && isObject(body.spec)) {
-      problems.push(...findProbeConfigProblems(body.spec, options.probeTypes));
-    }
   }
 
   if (problems.length > 0) {
@@ -234,73 +222,6 @@ function readRevision(
     return undefined;
   }
   return value;
-}
-
-/**
- * Problems of a spec's `config` against its probe type's schema, for the
- * check's own config and for each environment's merged over it (an override
- * may break what the base gets right). Nothing when the type is unknown or
- * `config` is not an object: the spec's own validation reports those.
- * @internal
- */
-export function findProbeConfigProblems(
-  spec: Record<string, unknown>,
-  probeTypes: NonNullable<CheckRequestOptions['probeTypes']>,
-): HealthCheckSpecProblem[] {
-  const probeType =
-    typeof spec.type === 'string' ? probeTypes.get(spec.type) : undefined;
-  if (!probeType?.configSchema) {
-    return [];
-  }
-  if (spec.config !== undefined && !isObject(spec.config)) {
-    return [];
-  }
-  const problems = configProblems(probeType, spec.config ?? {}, 'spec.config');
-
-  const overrides = spec.environmentOverrides;
-  if (isObject(overrides)) {
-    for (const [name, override] of Object.entries(overrides)) {
-      if (!isObject(override) || !isObject(override.config)) {
-        continue;
-      }
-      const { config } = applyEnvironmentOverride(
-        spec as unknown as HealthCheckSpec,
-        name,
-      );
-      problems.push(
-        ...configProblems(
-          probeType,
-          config,
-          `${fieldPath('spec.environmentOverrides', name)}.config`,
-        ),
-      );
-    }
-  }
-  return problems;
-}
-
-/** `validateProbeConfig` says `where: reason`, where is a dotted path or the type. */
-function configProblems(
-  probeType: Pick<ProbeType<any>, 'type' | 'configSchema'>,
-  config: unknown,
-  basePath: string,
-): HealthCheckSpecProblem[] {
-  return validateProbeConfig(probeType, config).map(line => {
-    const colon = line.indexOf(': ');
-    const where = colon < 0 ? probeType.type : line.slice(0, colon);
-    const reason = colon < 0 ? line : line.slice(colon + 2);
-    return {
-      path: where === probeType.type ? basePath : `${basePath}.${where}`,
-      reason,
-    };
-  });
-}
-
-/** Written as `validateHealthCheckSpec` writes paths: `a.prod`, `a["eu west"]`. */
-function fieldPath(base: string, key: string): string {
-  return /^[A-Za-z_$][\w$-]*$/.test(key)
-    ? `${base}.${key}`
-    : `${base}[${JSON.stringify(key)}]`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -101,7 +101,7 @@ export async function createRouter(
   router.use(jsonBody());
 
   const validation = {
-    knownTypes: () => probeTypes.list(),
+    probeTypes,
     minIntervalMs: options.minIntervalMs,
   };
 
@@ -240,7 +240,6 @@ export async function createRouter(
       const request = parseCheckRequest(req.body, {
         operation: 'create',
         validation,
-        probeTypes,
       });
       const check = await createWithFreeId(request, actorOf(credentials));
       return { result: check, check };
@@ -280,7 +279,6 @@ export async function createRouter(
         operation: 'update',
         pathId: id,
         validation,
-        probeTypes,
       });
       const versions = await store.updateCheck({
         id,

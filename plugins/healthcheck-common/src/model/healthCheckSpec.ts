@@ -1,5 +1,5 @@
 import { JsonObject } from '@backstage/types';
-import { ConditionSpec } from '../conditions';
+import { ConditionSpec, MAX_CONDITION_LENGTH } from '../conditions';
 import { parseDuration } from './duration';
 
 /**
@@ -85,7 +85,30 @@ export const DEFAULT_CHECK_INTERVAL = '1m';
 export const DEFAULT_CHECK_TIMEOUT = '10s';
 
 /**
- * A check's interval and timeout in milliseconds, defaults filled in.
+ * The bounds of a check spec. Every team's catalog files become specs, so
+ * every size and count has one; each is far above what a real check needs.
+ * @public
+ */
+export const HEALTHCHECK_SPEC_LIMITS = {
+  /** The longest a run may take, whatever the interval. */
+  maxTimeoutMs: 60_000,
+  systems: 50,
+  components: 50,
+  environments: 50,
+  environmentOverrides: 20,
+  conditions: 50,
+  /** Characters of one condition; see `MAX_CONDITION_LENGTH`. */
+  conditionLength: MAX_CONDITION_LENGTH,
+  /** Characters of a target template. */
+  targetLength: 2048,
+  /** Characters of an entity ref (kind, namespace and name are 63 each at most). */
+  refLength: 255,
+} as const;
+
+/**
+ * A check's interval and timeout in milliseconds, defaults filled in. A
+ * check that names no timeout gets {@link DEFAULT_CHECK_TIMEOUT}, or its
+ * interval when that is shorter: a run never outlasts its tick.
  *
  * @throws DurationParseError when either does not parse; validate first.
  * @public
@@ -93,17 +116,28 @@ export const DEFAULT_CHECK_TIMEOUT = '10s';
 export function resolveCheckTiming(
   spec: Pick<HealthCheckSpec, 'interval' | 'timeout'>,
 ): { intervalMs: number; timeoutMs: number } {
+  const intervalMs = parseDuration(spec.interval ?? DEFAULT_CHECK_INTERVAL);
   return {
-    intervalMs: parseDuration(spec.interval ?? DEFAULT_CHECK_INTERVAL),
-    timeoutMs: parseDuration(spec.timeout ?? DEFAULT_CHECK_TIMEOUT),
+    intervalMs,
+    timeoutMs:
+      spec.timeout === undefined
+        ? Math.min(parseDuration(DEFAULT_CHECK_TIMEOUT), intervalMs)
+        : parseDuration(spec.timeout),
   };
 }
 
+const limits = HEALTHCHECK_SPEC_LIMITS;
 const nonEmptyString = { type: 'string', minLength: 1 } as const;
+const entityRef = {
+  type: 'string',
+  minLength: 1,
+  maxLength: limits.refLength,
+} as const;
 const duration = { type: 'string', format: 'duration' } as const;
 const target = {
   type: 'string',
   minLength: 1,
+  maxLength: limits.targetLength,
   description:
     'What to probe; {{ system.name }} and {{ environment.name }} are replaced per slice',
 } as const;
@@ -141,6 +175,7 @@ export const healthCheckSpecSchema = {
       type: 'object',
       description: 'Per environment name: another target, config merged over',
       propertyNames: nonEmptyString,
+      maxProperties: limits.environmentOverrides,
       additionalProperties: {
         type: 'object',
         additionalProperties: false,
@@ -151,15 +186,16 @@ export const healthCheckSpecSchema = {
     timeout: duration,
     conditions: {
       type: 'array',
+      maxItems: limits.conditions,
       items: {
         anyOf: [
-          { type: 'string' },
+          { type: 'string', maxLength: limits.conditionLength },
           {
             type: 'object',
             additionalProperties: false,
             required: ['condition'],
             properties: {
-              condition: { type: 'string' },
+              condition: { type: 'string', maxLength: limits.conditionLength },
               severity: { enum: ['unhealthy', 'degraded'] },
             },
           },
@@ -170,29 +206,32 @@ export const healthCheckSpecSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        failure: { type: 'integer', minimum: 1 },
-        success: { type: 'integer', minimum: 1 },
+        failure: { type: 'integer', minimum: 1, maximum: 100 },
+        success: { type: 'integer', minimum: 1, maximum: 100 },
       },
     },
     systems: {
       type: 'array',
       minItems: 1,
-      items: nonEmptyString,
+      maxItems: limits.systems,
+      items: entityRef,
       description: 'Refs of the systems the check is assigned to',
     },
     components: {
       type: 'array',
-      items: nonEmptyString,
+      maxItems: limits.components,
+      items: entityRef,
       description:
         'Refs of the Components the check probes; the kind defaults to Component',
     },
     environments: {
       type: 'array',
       minItems: 1,
+      maxItems: limits.environments,
       items: nonEmptyString,
       description: 'Only these environments of each system',
     },
     paused: { type: 'boolean' },
-    owner: nonEmptyString,
+    owner: entityRef,
   },
 } as const;

@@ -2,6 +2,7 @@ export { DurationParseError, formatDuration, parseDuration } from './duration';
 export {
   DEFAULT_CHECK_INTERVAL,
   DEFAULT_CHECK_TIMEOUT,
+  HEALTHCHECK_SPEC_LIMITS,
   healthCheckSpecSchema,
   resolveCheckTiming,
 } from './healthCheckSpec';

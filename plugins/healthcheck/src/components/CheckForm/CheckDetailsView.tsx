@@ -27,7 +27,11 @@ export function CheckDetailsView(props: { check: CheckDetails }) {
     ['Type', spec.type],
     ['Target', <code>{spec.target}</code>],
     ['Interval', spec.interval ?? `${DEFAULT_CHECK_INTERVAL} (default)`],
-    ['Timeout', spec.timeout ?? `${DEFAULT_CHECK_TIMEOUT} (default)`],
+    [
+      'Timeout',
+      spec.timeout ??
+        `${DEFAULT_CHECK_TIMEOUT}, or the interval if shorter (default)`,
+    ],
     [
       'Conditions',
       spec.conditions?.length ? (

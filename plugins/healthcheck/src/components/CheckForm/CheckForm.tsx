@@ -332,7 +332,7 @@ function CheckEditor(props: {
         <Grid item xs={6} sm={3}>
           {field('timeout', 'Timeout', {
             placeholder: DEFAULT_CHECK_TIMEOUT,
-            hint: `${DEFAULT_CHECK_TIMEOUT} when empty`,
+            hint: `At most 60s and the interval; ${DEFAULT_CHECK_TIMEOUT} (or the interval, if shorter) when empty`,
           })}
         </Grid>
         <Grid item xs={6} sm={3}>
