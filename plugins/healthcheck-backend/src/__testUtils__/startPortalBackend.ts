@@ -7,6 +7,7 @@ import {
   HttpAuthService,
 } from '@backstage/backend-plugin-api';
 import { permissionsServiceFactory } from '@backstage/backend-defaults/permissions';
+import { schedulerServiceFactory } from '@backstage/backend-defaults/scheduler';
 import {
   mockCredentials,
   mockServices,
@@ -123,6 +124,9 @@ export async function startPortalBackend(options: {
         },
       }),
       permissionsServiceFactory,
+      // Tasks run on their schedules (the mock runs each once), so the
+      // catalog's polling and the reconciler's passes happen as in a portal.
+      schedulerServiceFactory,
       createServiceFactory({
         service: coreServices.database,
         deps: { plugin: coreServices.pluginMetadata },
