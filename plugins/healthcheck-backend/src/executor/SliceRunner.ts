@@ -20,6 +20,7 @@ import {
 } from '../judge';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { claimKeyAt, DueTick, ScheduledSlice } from '../scheduler';
+import { boundProbeResult } from './boundProbeResult';
 import { judgeProbeResult } from './judgeProbeResult';
 import { noopRunMetrics, RunMetrics } from './runMetrics';
 
@@ -297,7 +298,9 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     let startedAt = 0;
     const work = async (timeoutMs: number) => {
       startedAt = this.#now();
-      probeResult = await this.#probe(probeType, slice, timeoutMs);
+      probeResult = boundProbeResult(
+        await this.#probe(probeType, slice, timeoutMs),
+      );
       verdict = judgeProbeResult(probeResult, slice.conditions);
       return {
         outcome: verdict.outcome,

@@ -1,0 +1,77 @@
+import type { ProbeResult } from '@vigil/plugin-healthcheck-node';
+
+/**
+ * The most of each part of a probe result that is judged, stored with the
+ * run and shown. Targets are anyone's servers and probe types may come from
+ * modules, so nothing they report may grow a run row without limit.
+ * @internal
+ */
+export const PROBE_RESULT_BOUNDS = {
+  /** Characters of an error message. */
+  errorMessage: 2048,
+  /** Certificates of a chain, leaf first. */
+  certificates: 10,
+  /** Characters of each certificate text field (subject, issuer, names). */
+  certificateText: 1024,
+  /** DNS answers, and characters of each. */
+  dnsAnswers: 100,
+  dnsAnswer: 512,
+  /** Phases of `timings`. */
+  timings: 16,
+} as const;
+
+/**
+ * A probe result with every part that a target or a module controls cut to
+ * {@link PROBE_RESULT_BOUNDS}, marked where cut. The body is left alone: it
+ * is judged, never stored, and each probe type caps what it reads.
+ * @internal
+ */
+export function boundProbeResult(result: ProbeResult): ProbeResult {
+  const bounds = PROBE_RESULT_BOUNDS;
+  const bounded: ProbeResult = { ...result };
+  if (result.error && result.error.message.length > bounds.errorMessage) {
+    bounded.error = {
+      ...result.error,
+      message: cut(result.error.message, bounds.errorMessage),
+    };
+  }
+  if (result.dnsAnswers) {
+    bounded.dnsAnswers = result.dnsAnswers
+      .slice(0, bounds.dnsAnswers)
+      .map(answer => cut(answer, bounds.dnsAnswer));
+  }
+  if (result.timings) {
+    bounded.timings = Object.fromEntries(
+      Object.entries(result.timings).slice(0, bounds.timings),
+    );
+  }
+  if (result.certificate) {
+    bounded.certificate = {
+      ...result.certificate,
+      ...(result.certificate.authorizationError !== undefined && {
+        authorizationError: cut(
+          result.certificate.authorizationError,
+          bounds.certificateText,
+        ),
+      }),
+      chain: result.certificate.chain
+        .slice(0, bounds.certificates)
+        .map(certificate => ({
+          ...certificate,
+          subject: cut(certificate.subject, bounds.certificateText),
+          issuer: cut(certificate.issuer, bounds.certificateText),
+          ...(certificate.subjectAltName !== undefined && {
+            subjectAltName: cut(
+              certificate.subjectAltName,
+              bounds.certificateText,
+            ),
+          }),
+        })),
+    };
+  }
+  return bounded;
+}
+
+function cut(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…(cut)` : text;
+}
