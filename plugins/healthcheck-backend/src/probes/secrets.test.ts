@@ -84,9 +84,76 @@ describe('ProbeSecrets', () => {
     expect(encodeURIComponent(password)).toBe('p%40ss%20%22word%22%2F1');
   });
 
+  it('redacts a secret inside Basic auth, whatever its offset in the base64', () => {
+    for (const user of ['', 'a', 'ab', 'abc', 'app', 'service-account']) {
+      const basic = Buffer.from(`${user}:s3cr3t-token`).toString('base64');
+      const urlSafe = Buffer.from(`${user}?s3cr3t-token~~`).toString(
+        'base64url',
+      );
+      const redacted = secrets.redact(
+        `Authorization: Basic ${basic} ${urlSafe}`,
+      );
+
+      expect(redacted).toContain('***');
+      // What is left of either encoding decodes to no part of the secret
+      // longer than one character and a few bits.
+      for (const word of redacted.split(/[\s*]+/)) {
+        const decoded = Buffer.from(word, 'base64').toString('latin1');
+        expect(decoded).not.toMatch(/s3cr|cr3t|3t-t|toke|oken/);
+      }
+    }
+  });
+
+  it('redacts hex, HTML-escaped and re-cased echoes', () => {
+    const hex = Buffer.from('s3cr3t-token').toString('hex');
+    const password = 'p@ss "word"/1';
+    expect(
+      secrets.redact(
+        [
+          hex,
+          hex.toUpperCase(),
+          'S3CR3T-TOKEN',
+          'p@ss &quot;word&quot;/1',
+          'p@ss &#34;word&#34;/1',
+          password.toUpperCase(),
+        ].join(' | '),
+      ),
+    ).toBe('*** | *** | *** | *** | *** | ***');
+  });
+
+  it('does not redact derived forms of a short secret, which would blank common text', () => {
+    const short = new ProbeSecrets({ PIN: 'ab' });
+    expect(short.redact('ab AB YWI= 6162')).toBe('*** AB YWI= 6162');
+  });
+
   it('redacts the longer of two overlapping secrets whole', () => {
     const overlapping = new ProbeSecrets({ SHORT: 'abc', LONG: 'abcdef' });
     expect(overlapping.redact('xabcdefx abc')).toBe('x***x ***');
+  });
+
+  it('redacts a 1 MiB body with 20 secrets in linear time', () => {
+    const many = new ProbeSecrets(
+      Object.fromEntries(
+        Array.from({ length: 20 }, (_, i) => [
+          `TOKEN_${i}`,
+          `token-${i}-${'x'.repeat(20)}`,
+        ]),
+      ),
+    );
+    // Near misses everywhere: every token's first 20 characters, over and
+    // over, which a search that restarts at each character pays for
+    // again and again.
+    const body = `${'token-1-'.padEnd(27, 'x')}y `.repeat(
+      Math.ceil((1024 * 1024) / 29),
+    );
+
+    const started = performance.now();
+    const redacted = many.redact(`${body}token-7-${'x'.repeat(20)}`);
+    const elapsedMs = performance.now() - started;
+
+    expect(redacted.endsWith(' ***')).toBe(true);
+    // About 10 ms on a laptop; a quadratic search would take minutes.
+    expect(elapsedMs).toBeLessThan(2_000);
   });
 
   it('redacts every text of a probe result and leaves the rest', () => {
@@ -97,7 +164,10 @@ describe('ProbeSecrets', () => {
         status: 401,
         body: '{"echo":"Bearer s3cr3t-token"}',
         dnsAnswers: ['s3cr3t-token.example.com'],
-        error: { kind: 'other', message: 'rejected s3cr3t-token' },
+        error: {
+          kind: 'other',
+          message: `rejected ${Buffer.from('s3cr3t-token').toString('base64')}`,
+        },
       }),
     ).toEqual({
       ok: false,

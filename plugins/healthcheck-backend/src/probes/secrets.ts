@@ -7,6 +7,7 @@
 import type { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
 import type { ProbeResult } from '@vigil/plugin-healthcheck-node';
+import { EchoRedactor, secretEchoForms } from './secretEchoes';
 
 /** `${secret:NAME}`; the name part is checked separately for a clear error. */
 const SECRET_REFERENCE = /\$\{secret:([^}]*)\}/g;
@@ -77,8 +78,7 @@ export function findSecretReferences(
  */
 export class ProbeSecrets {
   readonly #values: ReadonlyMap<string, string>;
-  /** Longest first, so a secret that contains another is redacted whole. */
-  readonly #redactable: string[];
+  readonly #echoes: EchoRedactor;
 
   /** The secrets under `healthcheck.secrets` of the backend's config. */
   static fromConfig(config: Config): ProbeSecrets {
@@ -92,18 +92,9 @@ export class ProbeSecrets {
 
   constructor(values: Record<string, string>) {
     this.#values = new Map(Object.entries(values));
-    const forms = new Set<string>();
-    for (const value of this.#values.values()) {
-      if (value.length === 0) {
-        continue;
-      }
-      // The forms a value takes when a server echoes it back in a URL or
-      // a JSON string; base64 inside Basic auth is beyond this.
-      forms.add(value);
-      forms.add(encodeURIComponent(value));
-      forms.add(JSON.stringify(value).slice(1, -1));
-    }
-    this.#redactable = [...forms].sort((a, b) => b.length - a.length);
+    this.#echoes = new EchoRedactor(
+      [...this.#values.values()].flatMap(secretEchoForms),
+    );
   }
 
   /** The names of the configured secrets, sorted; never the values. */
@@ -153,20 +144,18 @@ export class ProbeSecrets {
     return findSecretReferences(text).length > 0;
   }
 
-  /** The text with every secret value replaced by `***`. */
+  /**
+   * The text with every secret value replaced by `***`: as itself,
+   * URL-encoded, JSON-escaped, HTML-escaped, upper and lower case, hex and
+   * base64 (also inside a longer base64 text). See `secretEchoForms`.
+   */
   redact(text: string): string {
-    let redacted = text;
-    for (const value of this.#redactable) {
-      if (redacted.includes(value)) {
-        redacted = redacted.split(value).join(REDACTED);
-      }
-    }
-    return redacted;
+    return this.#echoes.redact(text, REDACTED);
   }
 
   /** A probe result with every secret value redacted from every text in it. */
   redactResult(result: ProbeResult): ProbeResult {
-    if (this.#redactable.length === 0) {
+    if (this.#echoes.isEmpty) {
       return result;
     }
     return this.#redactDeep(result) as ProbeResult;
