@@ -1,13 +1,50 @@
 export interface Config {
   /** Configuration of the Vigil health-check plugin. */
   healthcheck?: {
+    // Deep visibility, so that the plain form's value is secret too:
+    // `@visibility` on this object would cover the object alone.
     /**
-     * Values that checks reference as `${secret:NAME}` in headers and
-     * bodies. Never stored with runs, never returned by the API, redacted
-     * from logs.
-     * @visibility secret
+     * Values that checks reference as `${secret:NAME}` in http headers and
+     * bodies and in tcp `send`, each with where it may go. Never stored with
+     * runs, never returned by the API, redacted from results and logs (also
+     * URL-encoded, JSON- and HTML-escaped, re-cased, hex and base64).
+     *
+     * A check that references a secret it may not use (unknown, another
+     * namespace's, or aimed at an origin not allowed) is refused when it is
+     * loaded, and a probe never resolves a secret for an origin not allowed.
+     *
+     * The plain form `NAME: value` is deprecated: any check in any
+     * namespace may send it to any origin, and a warning names it at start.
+     * @deepVisibility secret
      */
-    secrets?: { [name: string]: string };
+    secrets?: {
+      [name: string]:
+        | string
+        | {
+            /**
+             * The secret itself.
+             * @visibility secret
+             */
+            value: string;
+            /**
+             * Where the value may be sent: origins such as
+             * `https://api.example.com` (port 443 implied),
+             * `http://status.internal:8080`, `tcp://db.example.com:5432`
+             * (for tcp and tls checks; a port is required), or with `*` as
+             * exactly one leading label, `https://*.example.com` (matches
+             * `api.example.com`, not `example.com` nor `a.b.example.com`).
+             * Scheme and port must match: `https://` does not allow
+             * `http://`. `['*']` allows every origin; any check that may
+             * use the secret can then send it to a host its author runs.
+             */
+            allowedOrigins: string[];
+            /**
+             * The catalog namespaces whose checks may use the secret (those
+             * of HealthCheck entities). Default: every namespace.
+             */
+            allowedNamespaces?: string[];
+          };
+    };
 
     /** Which addresses probes may reach. */
     network?: {

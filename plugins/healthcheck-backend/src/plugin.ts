@@ -104,7 +104,7 @@ export const healthcheckPlugin = createBackendPlugin({
       }) {
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
-          secrets: ProbeSecrets.fromConfig(config),
+          secrets: ProbeSecrets.fromConfig(config, { logger }),
         })) {
           probeTypes.add(probeType);
         }

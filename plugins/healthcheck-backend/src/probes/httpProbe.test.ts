@@ -476,8 +476,68 @@ describe('http probe', () => {
       expect(result.error).toEqual({
         kind: 'config',
         message:
-          "Unknown secret 'GONE' (in headers.Authorization): add it under healthcheck.secrets in the app config",
+          "headers.Authorization: secret 'GONE' is unknown, or not allowed for this check",
       });
+    });
+
+    it('sends nothing when the target is not among the allowedOrigins of a secret it carries', async () => {
+      const bound = createHttpProbeType({
+        networkPolicy: LOOPBACK_ALLOWED,
+        secrets: new ProbeSecrets({
+          API_TOKEN: {
+            value: 's3cr3t-token',
+            allowedOrigins: ['https://api.example.com'],
+          },
+        }),
+      });
+      let requests = 0;
+      const origin = await serve((_request, response) => {
+        requests++;
+        response.end('ok');
+      });
+
+      const inHeader = await runProbe(bound, `${origin}/`, {
+        headers: { 'X-Key': '${secret:API_TOKEN}' },
+      });
+      const inBody = await runProbe(bound, `${origin}/`, {
+        method: 'POST',
+        body: '${secret:API_TOKEN}',
+      });
+
+      expect(requests).toBe(0);
+      expect(inHeader).toMatchObject({
+        ok: false,
+        error: {
+          kind: 'config',
+          message: `headers.X-Key: secret 'API_TOKEN' may not be sent to ${origin}: its allowedOrigins do not include that origin`,
+        },
+      });
+      expect(inBody.error).toEqual({
+        kind: 'config',
+        message: `body: secret 'API_TOKEN' may not be sent to ${origin}: its allowedOrigins do not include that origin`,
+      });
+      expect(inHeader.connected).toBeUndefined();
+    });
+
+    it('sends a bound secret to an origin its allowedOrigins include', async () => {
+      let received: string | undefined;
+      const origin = await serve((request, response) => {
+        received = request.headers['x-key'] as string;
+        response.end('ok');
+      });
+      const bound = createHttpProbeType({
+        networkPolicy: LOOPBACK_ALLOWED,
+        secrets: new ProbeSecrets({
+          API_TOKEN: { value: 's3cr3t-token', allowedOrigins: [origin] },
+        }),
+      });
+
+      const result = await runProbe(bound, `${origin}/health`, {
+        headers: { 'X-Key': '${secret:API_TOKEN}' },
+      });
+
+      expect(result).toMatchObject({ ok: true, status: 200 });
+      expect(received).toBe('s3cr3t-token');
     });
   });
 

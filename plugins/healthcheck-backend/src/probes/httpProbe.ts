@@ -22,7 +22,7 @@ import {
 import { describeProbeError, ProbeConfigError } from './probeErrors';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
-import type { ProbeSecrets } from './secrets';
+import { type ProbeSecrets, targetOrigin } from './secrets';
 
 /**
  * The fields of an `http` check.
@@ -144,11 +144,12 @@ function parseHttpUrl(target: string, base?: URL): URL {
 function resolveHeaders(
   configured: Headers | undefined,
   secrets: ProbeSecrets,
+  origin: string | undefined,
 ): { headers: Headers; secretBearing: Set<string> } {
   const headers: Headers = {};
   const secretBearing = new Set<string>();
   for (const [name, value] of Object.entries(configured ?? {})) {
-    headers[name] = secrets.resolve(value, `headers.${name}`);
+    headers[name] = secrets.resolve(value, { path: `headers.${name}`, origin });
     if (secrets.references(value)) {
       secretBearing.add(name.toLowerCase());
     }
@@ -274,14 +275,17 @@ export function createHttpProbeType(
       config.maxRedirects ?? HTTP_PROBE_DEFAULTS.maxRedirects;
     const maxBodyBytes =
       config.maxBodyBytes ?? HTTP_PROBE_DEFAULTS.maxBodyBytes;
-    const resolved = resolveHeaders(config.headers, secrets);
+    // Secrets are resolved for the first hop's origin, which their
+    // allowedOrigins must include.
+    const firstHop = targetOrigin('http', url.href);
+    const resolved = resolveHeaders(config.headers, secrets, firstHop);
     let request = {
       method: config.method ?? HTTP_PROBE_DEFAULTS.method,
       headers: resolved.headers,
       body:
         config.body === undefined
           ? undefined
-          : secrets.resolve(config.body, 'body'),
+          : secrets.resolve(config.body, { path: 'body', origin: firstHop }),
     };
 
     // Milliseconds per phase, summed over redirect hops: `dns` the lookup,

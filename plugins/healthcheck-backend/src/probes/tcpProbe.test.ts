@@ -116,6 +116,60 @@ describe('tcp probe', () => {
     });
   });
 
+  it('sends nothing when the target is not among the allowedOrigins of the secret in its payload', async () => {
+    let connections = 0;
+    const port = await serve(() => {
+      connections++;
+    });
+    const bound = createTcpProbeType({
+      networkPolicy: LOOPBACK_ALLOWED,
+      secrets: new ProbeSecrets({
+        REDIS_PASSWORD: {
+          value: 'hunter2',
+          allowedOrigins: ['tcp://redis.example.com:6379'],
+        },
+      }),
+    });
+
+    const result = await runProbe(bound, `127.0.0.1:${port}`, {
+      send: 'AUTH ${secret:REDIS_PASSWORD}\r\n',
+    });
+
+    expect(result.error).toEqual({
+      kind: 'config',
+      message: `send: secret 'REDIS_PASSWORD' may not be sent to tcp://127.0.0.1:${port}: its allowedOrigins do not include that origin`,
+    });
+    expect(result.connected).toBeUndefined();
+    expect(connections).toBe(0);
+  });
+
+  it('sends a bound secret to the host and port its allowedOrigins include', async () => {
+    let received = '';
+    const port = await serve(socket =>
+      socket.on('data', data => {
+        received += data.toString();
+        socket.write('+OK\r\n');
+      }),
+    );
+    const bound = createTcpProbeType({
+      networkPolicy: LOOPBACK_ALLOWED,
+      secrets: new ProbeSecrets({
+        REDIS_PASSWORD: {
+          value: 'hunter2',
+          allowedOrigins: [`tcp://127.0.0.1:${port}`],
+        },
+      }),
+    });
+
+    const result = await runProbe(bound, `tcp://127.0.0.1:${port}`, {
+      send: 'AUTH ${secret:REDIS_PASSWORD}\r\n',
+      expect: '+OK',
+    });
+
+    expect(result).toMatchObject({ ok: true });
+    expect(received).toBe('AUTH hunter2\r\n');
+  });
+
   it('times out, still connected, when the pattern never comes', async () => {
     const port = await shoutingEcho();
 

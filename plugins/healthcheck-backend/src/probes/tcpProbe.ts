@@ -18,6 +18,7 @@ import {
   expectedPatternProblem,
   parseExpectedPattern,
 } from './expectedPattern';
+import { targetOrigin } from './secrets';
 import { parseHostPort } from './targets';
 
 /**
@@ -90,7 +91,10 @@ export function createTcpProbeType(
     const payload =
       config.send === undefined
         ? undefined
-        : secrets.resolve(config.send, 'send');
+        : secrets.resolve(config.send, {
+            path: 'send',
+            origin: targetOrigin('tcp', target),
+          });
     const expected =
       config.expect === undefined
         ? undefined
