@@ -262,6 +262,95 @@ describe('http probe', () => {
       expect(seenByOther[0]['x-api-key']).toBeUndefined();
       expect(seenByOther[0]['x-trace']).toBe('kept');
     });
+
+    it.each([307, 308])(
+      'keeps a secret-bearing body and its content headers on their origin after a %i',
+      async status => {
+        const seenByOther: Array<{
+          headers: IncomingHttpHeaders;
+          body: string;
+        }> = [];
+        const other = await serve(async (request, response) => {
+          seenByOther.push({
+            headers: request.headers,
+            body: await readBody(request),
+          });
+          response.end('other');
+        });
+        const otherPort = new URL(other).port;
+        const origin = await serve(async (request, response) => {
+          await readBody(request);
+          response
+            .writeHead(status, { location: `http://localhost:${otherPort}/` })
+            .end();
+        });
+
+        const result = await runProbe(http, `${origin}/submit`, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Language': 'en',
+            'X-Trace': 'kept',
+          },
+          body: '{"token":"${secret:API_TOKEN}"}',
+        });
+
+        expect(result).toMatchObject({ ok: true, body: 'other' });
+        expect(seenByOther).toHaveLength(1);
+        expect(seenByOther[0].body).toBe('');
+        expect(seenByOther[0].headers['content-type']).toBeUndefined();
+        expect(seenByOther[0].headers['content-language']).toBeUndefined();
+        expect(seenByOther[0].headers['x-trace']).toBe('kept');
+      },
+    );
+
+    it('keeps a secret-bearing body from an https origin off a plain http hop', async () => {
+      const certificate = createSelfSignedCertificate({
+        notBefore: new Date(Date.now() - DAY_MS),
+        notAfter: new Date(Date.now() + DAY_MS),
+      });
+      const bodiesSeenOverHttp: string[] = [];
+      const plain = await serve(async (request, response) => {
+        bodiesSeenOverHttp.push(await readBody(request));
+        response.end('plain');
+      });
+      const secure = await startHttpsServer(
+        certificate,
+        async (request, response) => {
+          await readBody(request);
+          response.writeHead(308, { location: `${plain}/` }).end();
+        },
+      );
+      servers.push(secure);
+
+      const result = await runProbe(http, `https://localhost:${secure.port}/`, {
+        method: 'PUT',
+        body: 'password=${secret:API_TOKEN}',
+        tls: { insecureSkipVerify: true },
+      });
+
+      expect(result).toMatchObject({ ok: true, body: 'plain' });
+      expect(bodiesSeenOverHttp).toEqual(['']);
+    });
+
+    it('resends a body without secrets after a cross-origin 307, as browsers do', async () => {
+      const bodiesSeenByOther: string[] = [];
+      const other = await serve(async (request, response) => {
+        bodiesSeenByOther.push(await readBody(request));
+        response.end('other');
+      });
+      const otherPort = new URL(other).port;
+      const origin = await serve(async (request, response) => {
+        await readBody(request);
+        response
+          .writeHead(307, { location: `http://localhost:${otherPort}/` })
+          .end();
+      });
+
+      await runProbe(http, origin, { method: 'POST', body: 'plain payload' });
+
+      expect(bodiesSeenByOther).toEqual(['plain payload']);
+    });
   });
 
   describe('guard', () => {
@@ -634,6 +723,7 @@ describe('redirectedRequest', () => {
     body: '{}',
     crossOrigin: false,
     secretBearing: new Set(['x-key']),
+    bodyBearsSecret: false,
   };
 
   it.each([
@@ -669,5 +759,31 @@ describe('redirectedRequest', () => {
         redirectedRequest({ ...base, status: 307, crossOrigin: true }).headers,
       ),
     ).toEqual(['Content-Type', 'X-Trace']);
+  });
+
+  it.each([307, 308])(
+    'after a cross-origin %i drops a secret-bearing body with its content headers',
+    status => {
+      const next = redirectedRequest({
+        ...base,
+        status,
+        crossOrigin: true,
+        bodyBearsSecret: true,
+      });
+      expect(next).toEqual({
+        method: 'POST',
+        headers: { 'X-Trace': 't' },
+        body: undefined,
+      });
+    },
+  );
+
+  it('keeps a secret-bearing body on its own origin, and a plain body anywhere', () => {
+    expect(
+      redirectedRequest({ ...base, status: 307, bodyBearsSecret: true }).body,
+    ).toBe('{}');
+    expect(
+      redirectedRequest({ ...base, status: 307, crossOrigin: true }).body,
+    ).toBe('{}');
   });
 });

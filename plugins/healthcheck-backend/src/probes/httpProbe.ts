@@ -163,7 +163,9 @@ function resolveHeaders(
 /**
  * The request of the next hop of a redirect, as browsers and undici make
  * it: 303, and 301/302 after a POST, become a GET without a body; headers
- * that carry credentials or secrets stay with their origin.
+ * that carry credentials or secrets stay with their origin, and so does a
+ * body that carries a secret (307 and 308 would resend it), with its
+ * `content-*` headers.
  * @internal
  */
 export function redirectedRequest(options: {
@@ -173,15 +175,18 @@ export function redirectedRequest(options: {
   body: string | undefined;
   crossOrigin: boolean;
   secretBearing: ReadonlySet<string>;
+  bodyBearsSecret: boolean;
 }): { method: string; headers: Headers; body: string | undefined } {
   const becomesGet =
     (options.status === 303 && options.method !== 'HEAD') ||
     ((options.status === 301 || options.status === 302) &&
       options.method === 'POST');
+  const dropsBody =
+    becomesGet || (options.crossOrigin && options.bodyBearsSecret);
   const headers: Headers = {};
   for (const [name, value] of Object.entries(options.headers)) {
     const lower = name.toLowerCase();
-    if (becomesGet && lower.startsWith('content-')) {
+    if (dropsBody && lower.startsWith('content-')) {
       continue;
     }
     if (
@@ -195,7 +200,7 @@ export function redirectedRequest(options: {
   return {
     method: becomesGet ? 'GET' : options.method,
     headers,
-    body: becomesGet ? undefined : options.body,
+    body: dropsBody ? undefined : options.body,
   };
 }
 
@@ -276,7 +281,7 @@ export function createHttpProbeType(
     const maxBodyBytes =
       config.maxBodyBytes ?? HTTP_PROBE_DEFAULTS.maxBodyBytes;
     // Secrets are resolved for the first hop's origin, which their
-    // allowedOrigins must include.
+    // allowedOrigins must include; redirects elsewhere leave them behind.
     const firstHop = targetOrigin('http', url.href);
     const resolved = resolveHeaders(config.headers, secrets, firstHop);
     let request = {
@@ -287,6 +292,8 @@ export function createHttpProbeType(
           ? undefined
           : secrets.resolve(config.body, { path: 'body', origin: firstHop }),
     };
+    const bodyBearsSecret =
+      config.body !== undefined && secrets.references(config.body);
 
     // Milliseconds per phase, summed over redirect hops: `dns` the lookup,
     // `connect` the TCP handshake, `tls` the TLS handshake, `firstByte` from
@@ -448,6 +455,7 @@ export function createHttpProbeType(
             ...request,
             crossOrigin: next.origin !== url.origin,
             secretBearing: resolved.secretBearing,
+            bodyBearsSecret,
           });
           url = next;
           continue;
