@@ -36,6 +36,7 @@ import {
   readReconcileSettings,
   Reconciler,
   scheduleReconcileTasks,
+  sliceSecretProblems,
 } from './reconciler';
 import {
   badgeAuthPolicy,
@@ -102,9 +103,10 @@ export const healthcheckPlugin = createBackendPlugin({
         signals,
         notifications,
       }) {
+        const secrets = ProbeSecrets.fromConfig(config, { logger });
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
-          secrets: ProbeSecrets.fromConfig(config, { logger }),
+          secrets,
         })) {
           probeTypes.add(probeType);
         }
@@ -148,12 +150,14 @@ export const healthcheckPlugin = createBackendPlugin({
           lock: createReconcileLock(slices.knex),
           // The same judgement as the catalog's and the API's, with the
           // probe types that modules added, which the catalog cannot see.
-          validateSpec: (spec, { defaultNamespace }) =>
+          validateSpec: (spec, context) =>
             validateHealthCheckSpec(spec, {
               probeTypes,
               minIntervalMs,
-              defaultNamespace,
+              secrets,
+              ...context,
             }),
+          validateSlice: slice => sliceSecretProblems(secrets, slice),
           onSystemsChanged: async systemRefs => {
             await transitions.checkSystems(systemRefs);
             await Promise.all(systemRefs.map(ref => rollups.recompute(ref)));
@@ -218,6 +222,7 @@ export const healthcheckPlugin = createBackendPlugin({
           catalog,
           probeTypes,
           minIntervalMs,
+          secrets,
           runCheck: createRunCheckNow({
             readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
             runOnce: (slice, at) => probing.engine.runner.runOnce(slice, at),

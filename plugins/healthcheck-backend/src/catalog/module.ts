@@ -4,6 +4,7 @@ import {
 } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
 import { readConfigDuration } from '../config';
+import { ProbeSecrets } from '../probes/secrets';
 import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 
@@ -26,6 +27,8 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
         catalog.addProcessor(
           new HealthCheckEntityProcessor({
             probeTypes: catalogProbeTypes(config),
+            // Names and where they may go; the values stay unused here.
+            secrets: ProbeSecrets.fromConfig(config),
             minIntervalMs: readConfigDuration(
               config,
               'healthcheck.minimumInterval',

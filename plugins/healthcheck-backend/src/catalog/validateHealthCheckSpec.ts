@@ -15,6 +15,7 @@ import {
 import type { ProbeType } from '@vigil/plugin-healthcheck-node';
 import Ajv, { type ErrorObject } from 'ajv';
 import { validateProbeConfig } from '../probes/probeConfigValidation';
+import { type ProbeSecrets, templateOrigin } from '../probes/secrets';
 
 /**
  * The shortest interval a check may have unless configured otherwise.
@@ -33,6 +34,18 @@ export interface HealthCheckSpecValidationOptions {
    * environment's override). Any non-empty type passes without it.
    */
   probeTypes?: ProbeTypeLookup;
+  /**
+   * The secrets checks may reference, which say where they may be sent and
+   * for which namespaces; references are not judged without them.
+   */
+  secrets?: Pick<ProbeSecrets, 'findUseProblems'>;
+  /**
+   * Where the check comes from, which sets the namespace its secrets are
+   * judged in: a HealthCheck entity's own (`defaultNamespace`), or, for a
+   * check made through the API, that of each system it names.
+   * Default `catalog`.
+   */
+  source?: 'catalog' | 'api';
   /** The shortest interval allowed. Default {@link DEFAULT_MIN_INTERVAL_MS}. */
   minIntervalMs?: number;
   /** Written before every path: `spec` for an entity (the default), `''` for an API body. */
@@ -140,6 +153,10 @@ export function validateHealthCheckSpec(
     if (probeType && (spec.config === undefined || isObject(spec.config))) {
       problems.push(...findProbeConfigProblems(spec, probeType, root));
     }
+  }
+
+  if (options.secrets && typeof spec.type === 'string') {
+    problems.push(...findSecretUseProblems(spec, options, root));
   }
 
   checkTiming(spec, options, root, report, fine);
@@ -262,6 +279,102 @@ function checkTiming(
 }
 
 /**
+ * The check's config and target as each environment sees them: its own, and
+ * each override's merged over it.
+ */
+function configVariants(
+  spec: Record<string, unknown>,
+  root: string,
+): Array<{
+  config: unknown;
+  target: unknown;
+  path: string;
+  /** Whether this is an override with a config of its own. */
+  ownConfig: boolean;
+}> {
+  const variants = [
+    {
+      config: spec.config ?? {},
+      target: spec.target,
+      path: join(root, 'config'),
+      ownConfig: false,
+    },
+  ];
+  const overrides = spec.environmentOverrides;
+  if (isObject(overrides)) {
+    for (const [name, override] of Object.entries(overrides)) {
+      if (!isObject(override)) {
+        continue;
+      }
+      const merged = applyEnvironmentOverride(
+        spec as unknown as HealthCheckSpec,
+        name,
+      );
+      variants.push({
+        config: merged.config,
+        target: merged.target,
+        path: join(pathOf(join(root, 'environmentOverrides'), name), 'config'),
+        ownConfig: isObject(override.config),
+      });
+    }
+  }
+  return variants;
+}
+
+/**
+ * Secret references the check may not use: unknown, not for its namespace,
+ * or bound for an origin their `allowedOrigins` do not include (where the
+ * target fixes its origin; else each slice's is judged when derived).
+ */
+function findSecretUseProblems(
+  spec: Record<string, unknown>,
+  options: HealthCheckSpecValidationOptions,
+  root: string,
+): HealthCheckSpecProblem[] {
+  const type = spec.type as string;
+  const namespaces =
+    options.source === 'api'
+      ? systemNamespaces(spec.systems)
+      : [options.defaultNamespace ?? 'default'];
+  const found = new Map<string, HealthCheckSpecProblem>();
+  for (const variant of configVariants(spec, root)) {
+    if (typeof variant.target !== 'string' || !isObject(variant.config)) {
+      continue;
+    }
+    const { origin, perSlice } = templateOrigin(type, variant.target);
+    for (const namespace of namespaces) {
+      for (const problem of options.secrets!.findUseProblems(variant.config, {
+        origin,
+        originPerSlice: perSlice,
+        namespace,
+        path: variant.path,
+      })) {
+        found.set(`${problem.path}\n${problem.reason}`, problem);
+      }
+    }
+  }
+  return [...found.values()];
+}
+
+/** The namespaces of the systems a check names (each once), as refs resolve them. */
+function systemNamespaces(systems: unknown): string[] {
+  const namespaces = new Set<string>();
+  for (const ref of Array.isArray(systems) ? systems : []) {
+    try {
+      namespaces.add(
+        parseEntityRef(String(ref), {
+          defaultKind: 'system',
+          defaultNamespace: 'default',
+        }).namespace.toLowerCase(),
+      );
+    } catch {
+      // A ref that does not parse is reported with the systems.
+    }
+  }
+  return namespaces.size > 0 ? [...namespaces] : ['default'];
+}
+
+/**
  * Problems of a spec's `config` against its probe type, for the check's own
  * config and for each environment's merged over it (an override may break
  * what the base gets right): the type's schema first, then, where the
@@ -275,26 +388,11 @@ function findProbeConfigProblems(
   if (!probeType.configSchema && !probeType.validateConfig) {
     return [];
   }
-  const configs: Array<{ config: unknown; path: string }> = [
-    { config: spec.config ?? {}, path: join(root, 'config') },
-  ];
-  const overrides = spec.environmentOverrides;
-  if (isObject(overrides)) {
-    for (const [name, override] of Object.entries(overrides)) {
-      if (isObject(override) && isObject(override.config)) {
-        configs.push({
-          config: applyEnvironmentOverride(
-            spec as unknown as HealthCheckSpec,
-            name,
-          ).config,
-          path: join(
-            pathOf(join(root, 'environmentOverrides'), name),
-            'config',
-          ),
-        });
-      }
-    }
-  }
+  // The check's own config, and each environment's that merges its own
+  // over it: an override may break what the base gets right.
+  const configs = configVariants(spec, root).filter(
+    (variant, index) => index === 0 || variant.ownConfig,
+  );
   return configs.flatMap(({ config, path }) => {
     const schemaProblems = validateProbeConfig(probeType, config);
     if (schemaProblems.length > 0) {

@@ -257,6 +257,28 @@ describe('ProbeSecrets', () => {
   });
 
   describe('findUseProblems', () => {
+    it('judges only names and namespaces while the origin waits for a slice', () => {
+      expect(
+        portalSecrets.findUseProblems(
+          { headers: { Authorization: 'Bearer ${secret:PAYMENTS_TOKEN}' } },
+          { origin: undefined, originPerSlice: true, namespace: 'payments' },
+        ),
+      ).toEqual([]);
+      expect(
+        portalSecrets.findUseProblems('${secret:PAYMENTS_TOKEN}', {
+          origin: undefined,
+          originPerSlice: true,
+          namespace: 'marketing',
+        }),
+      ).toEqual([
+        {
+          path: '',
+          reason:
+            "secret 'PAYMENTS_TOKEN' is unknown, or not allowed for checks in namespace 'marketing'",
+        },
+      ]);
+    });
+
     it('allows a secret at an allowed origin, for an allowed namespace', () => {
       expect(
         portalSecrets.findUseProblems(

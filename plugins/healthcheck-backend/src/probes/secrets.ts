@@ -82,6 +82,12 @@ export interface SecretUse {
    * only secrets allowed everywhere.
    */
   origin: string | undefined;
+  /**
+   * The origin is not known until the target is rendered for a slice (its
+   * host or port is a placeholder): judge names and namespaces now, and the
+   * origin of each slice when it is derived.
+   */
+  originPerSlice?: boolean;
   /** The catalog namespace of the check; without it, secrets limited to namespaces are refused. */
   namespace?: string;
   /** Written before every problem's path: `spec.config`. */
@@ -305,6 +311,35 @@ export function targetOrigin(
   return undefined;
 }
 
+/**
+ * The origin of a target template, as far as the template fixes it: the
+ * origin of any rendering when no placeholder stands before an `http`
+ * target's path (or anywhere in a `tcp` or `tls` target, which is all host
+ * and port); otherwise `perSlice`, as only the rendered target of each slice
+ * tells.
+ * @public
+ */
+export function templateOrigin(
+  probeType: string,
+  template: string,
+): { origin: string | undefined; perSlice: boolean } {
+  let authorityEnd = template.length;
+  if (probeType === 'http') {
+    const afterScheme = template.indexOf('://');
+    const pathStart =
+      afterScheme === -1 ? -1 : template.slice(afterScheme + 3).search(/[/?#]/);
+    if (pathStart !== -1) {
+      authorityEnd = afterScheme + 3 + pathStart;
+    }
+  }
+  if (template.slice(0, authorityEnd).includes('{{')) {
+    return { origin: undefined, perSlice: true };
+  }
+  // Placeholders in the path change nothing about the origin.
+  const rendered = template.replace(/\{\{[^{}]*\}\}/g, 'x');
+  return { origin: targetOrigin(probeType, rendered), perSlice: false };
+}
+
 function missingValue(key: string): InputError {
   return new InputError(`${key}.value is missing: the secret has no value`);
 }
@@ -488,7 +523,7 @@ export class ProbeSecrets {
       const reason =
         reference.malformed ??
         this.#refusal(reference.name, {
-          origin,
+          origin: use.originPerSlice ? 'per slice' : origin,
           namespace: use.namespace ?? null,
         });
       if (reason !== undefined) {
@@ -555,7 +590,10 @@ export class ProbeSecrets {
    */
   #refusal(
     name: string,
-    where: { origin: ParsedOrigin | undefined; namespace?: string | null },
+    where: {
+      origin: ParsedOrigin | undefined | 'per slice';
+      namespace?: string | null;
+    },
   ): string | undefined {
     const policy = this.#policies.get(name);
     const namespace =
@@ -574,7 +612,7 @@ export class ProbeSecrets {
           : 'this check'
       }`;
     }
-    if (policy.origins === undefined) {
+    if (policy.origins === undefined || where.origin === 'per slice') {
       return undefined;
     }
     if (where.origin === undefined) {

@@ -52,6 +52,9 @@ export class Reconciler {
   readonly #lock: ReconcileLock;
   readonly #onSystemsChanged?: (systemRefs: string[]) => Promise<void>;
   readonly #validateSpec?: CheckSpecValidator;
+  readonly #validateSlice?: (
+    slice: DesiredSlice,
+  ) => Array<{ path: string; reason: string }>;
   #lastProblems = '';
 
   constructor(options: {
@@ -65,8 +68,13 @@ export class Reconciler {
     onSystemsChanged?: (systemRefs: string[]) => Promise<void>;
     /** Judges every check before its slices are derived; see `loadDesiredSlices`. */
     validateSpec?: CheckSpecValidator;
+    /** Judges every slice as rendered; see `loadDesiredSlices`. */
+    validateSlice?: (
+      slice: DesiredSlice,
+    ) => Array<{ path: string; reason: string }>;
   }) {
     this.#validateSpec = options.validateSpec;
+    this.#validateSlice = options.validateSlice;
     this.#onSystemsChanged = options.onSystemsChanged;
     this.#catalog = options.catalog;
     this.#auth = options.auth;
@@ -146,12 +154,16 @@ export class Reconciler {
       listStoredChecks: this.#listStoredChecks,
       systemRefs,
       validateSpec: this.#validateSpec,
+      validateSlice: this.#validateSlice,
     });
     if (!systemRefs) {
       this.#reportProblems(loaded);
     } else {
-      for (const invalid of loaded.invalidChecks) {
-        this.#logger.warn(invalidCheckMessage(invalid));
+      for (const message of [
+        ...loaded.invalidChecks.map(invalidCheckMessage),
+        ...loaded.refusedSlices.map(refusedSliceMessage),
+      ]) {
+        this.#logger.warn(message);
       }
     }
     return loaded;
@@ -208,6 +220,7 @@ export class Reconciler {
   #reportProblems(loaded: LoadedDesiredSlices) {
     const problems = [
       ...loaded.invalidChecks.map(invalidCheckMessage),
+      ...loaded.refusedSlices.map(refusedSliceMessage),
       ...loaded.environmentProblems.map(p => p.message),
       ...loaded.unresolvedSystems.map(
         u =>
@@ -230,4 +243,13 @@ function invalidCheckMessage(invalid: {
   return `check ${
     invalid.checkId
   } runs nowhere until it is fixed: ${invalid.problems.join('; ')}`;
+}
+
+function refusedSliceMessage(refused: {
+  sliceId: string;
+  problems: string[];
+}): string {
+  return `slice ${refused.sliceId} does not run: ${refused.problems.join(
+    '; ',
+  )}`;
 }

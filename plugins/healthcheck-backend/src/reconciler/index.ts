@@ -8,3 +8,4 @@ export type { ReconcileSettings } from './reconcileSettings';
 export { Reconciler } from './Reconciler';
 export type { ReconcileOutcome } from './Reconciler';
 export { scheduleReconcileTasks } from './scheduleReconcileTasks';
+export { sliceSecretProblems } from './sliceSecretProblems';

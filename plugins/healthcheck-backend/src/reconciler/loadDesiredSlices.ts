@@ -16,6 +16,7 @@ import {
   resolveCheckTiming,
 } from '@vigil/plugin-healthcheck-common';
 import {
+  DesiredSlice,
   desiredSlices,
   DesiredSliceSet,
   ReconcilableCheck,
@@ -63,13 +64,26 @@ export interface InvalidCheck {
  */
 export type CheckSpecValidator = (
   spec: unknown,
-  context: { defaultNamespace: string },
+  context: { defaultNamespace: string; source: 'catalog' | 'api' },
 ) => Array<{ path: string; reason: string }>;
+
+/**
+ * A slice that its check would have but that may not run as rendered (its
+ * target takes a secret where the secret may not go).
+ * @internal
+ */
+export interface RefusedSlice {
+  sliceId: string;
+  checkId: string;
+  /** `path: reason`. */
+  problems: string[];
+}
 
 /** Everything a full reconcile derives, with what it found wrong on the way. */
 export interface LoadedDesiredSlices extends DesiredSliceSet {
   environmentProblems: EnvironmentProblem[];
   invalidChecks: InvalidCheck[];
+  refusedSlices: RefusedSlice[];
 }
 
 /**
@@ -94,6 +108,13 @@ export async function loadDesiredSlices(options: {
    * runs nowhere. Everything passes without it.
    */
   validateSpec?: CheckSpecValidator;
+  /**
+   * Judges each slice as rendered for its system and environment; a slice
+   * with problems is left out. Everything passes without it.
+   */
+  validateSlice?: (
+    slice: DesiredSlice,
+  ) => Array<{ path: string; reason: string }>;
 }): Promise<LoadedDesiredSlices> {
   const { catalog, credentials, systemRefs } = options;
   if (systemRefs?.length === 0) {
@@ -103,6 +124,7 @@ export async function loadDesiredSlices(options: {
       unresolvedSystems: [],
       environmentProblems: [],
       invalidChecks: [],
+      refusedSlices: [],
     };
   }
   // How an entity may write a reference to one of the systems: the catalog
@@ -166,8 +188,12 @@ export async function loadDesiredSlices(options: {
     ]);
 
   const invalidChecks: InvalidCheck[] = [];
-  const valid = (id: string, spec: unknown, defaultNamespace: string) => {
-    const problems = options.validateSpec?.(spec, { defaultNamespace }) ?? [];
+  const valid = (
+    id: string,
+    spec: unknown,
+    context: Parameters<CheckSpecValidator>[1],
+  ) => {
+    const problems = options.validateSpec?.(spec, context) ?? [];
     if (problems.length > 0) {
       invalidChecks.push({
         checkId: id,
@@ -179,7 +205,8 @@ export async function loadDesiredSlices(options: {
   const checks: ReconcilableCheck[] = [
     ...checkEntities.items.filter(isHealthCheckEntity).flatMap(entity => {
       const id = stringifyEntityRef(entity);
-      if (!valid(id, entity.spec, entity.metadata.namespace ?? 'default')) {
+      const defaultNamespace = entity.metadata.namespace ?? 'default';
+      if (!valid(id, entity.spec, { defaultNamespace, source: 'catalog' })) {
         return [];
       }
       const spec = entity.spec as unknown as HealthCheckSpec;
@@ -200,7 +227,12 @@ export async function loadDesiredSlices(options: {
       ];
     }),
     ...stored.flatMap(check => {
-      if (!valid(check.id, check.spec, 'default')) {
+      if (
+        !valid(check.id, check.spec, {
+          defaultNamespace: 'default',
+          source: 'api',
+        })
+      ) {
         return [];
       }
       const spec = check.spec as unknown as HealthCheckSpec;
@@ -243,7 +275,21 @@ export async function loadDesiredSlices(options: {
       inScope.has(u.systemRef.toLowerCase()),
     );
   }
-  return { ...derived, environmentProblems, invalidChecks };
+  const refusedSlices: RefusedSlice[] = [];
+  if (options.validateSlice) {
+    derived.slices = derived.slices.filter(slice => {
+      const problems = options.validateSlice!(slice);
+      if (problems.length > 0) {
+        refusedSlices.push({
+          sliceId: slice.id,
+          checkId: slice.checkId,
+          problems: problems.map(p => `${p.path}: ${p.reason}`),
+        });
+      }
+      return problems.length === 0;
+    });
+  }
+  return { ...derived, environmentProblems, invalidChecks, refusedSlices };
 }
 
 /** `system:ns/name`, `ns/name` and `name`: how an entity may name a system. */

@@ -130,8 +130,6 @@ describe('a catalog written by an attacker', () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'vigil-hostile-'));
       targets = await startTargets();
-      loopDelay = monitorEventLoopDelay({ resolution: 10 });
-      loopDelay.enable();
       portal = await startPortalBackend({
         catalogFile: writeCatalog(dir, {
           http: targets.http.port,
@@ -143,7 +141,13 @@ describe('a catalog written by an attacker', () => {
         config: {
           healthcheck: {
             network: { allowLoopback: true },
-            secrets: { PAYMENTS_TOKEN },
+            secrets: {
+              PAYMENTS_TOKEN: {
+                value: PAYMENTS_TOKEN,
+                allowedOrigins: [`http://127.0.0.1:${targets.http.port}`],
+                allowedNamespaces: ['default'],
+              },
+            },
             reconcile: { catalogPollInterval: '1s' },
           },
         },
@@ -151,7 +155,6 @@ describe('a catalog written by an attacker', () => {
     });
 
     afterAll(async () => {
-      loopDelay?.disable();
       await portal?.stop();
       await targets?.close();
       rmSync(dir, { recursive: true, force: true });
@@ -164,7 +167,7 @@ describe('a catalog written by an attacker', () => {
         .then(res => res.body);
     const attackerTools = () =>
       request(portal.server)
-        .get('/api/healthcheck/v1/systems/default/attacker-tools')
+        .get('/api/healthcheck/v1/systems/attackers/attacker-tools')
         .set('Authorization', alice)
         .then(res => res.body);
     const cellOf = (details: any, checkId: string, environment = 'default') =>
@@ -175,11 +178,17 @@ describe('a catalog written by an attacker', () => {
     it('refuses each malformed check at its entity and field, as a catalog processing error', async () => {
       const errors = await waitFor(
         'the processing errors of the attacks',
-        () => portal.processingErrors(),
-        found => found.size >= 5,
+        async () => Object.fromEntries(await portal.processingErrors()),
+        found => Object.keys(found).length >= 7,
       );
-      const errorOf = (name: string) =>
-        (errors.get(`healthcheck:default/${name}`) ?? []).join('\n');
+      const errorOf = (name: string, namespace = 'attackers') =>
+        (errors[`healthcheck:${namespace}/${name}`] ?? []).join('\n');
+      expect(errorOf('attack-steal-secret')).toContain(
+        "spec.config.headers.X-Loot: secret 'PAYMENTS_TOKEN' is unknown, or not allowed for checks in namespace 'attackers'",
+      );
+      expect(errorOf('attack-exfiltrate', 'default')).toContain(
+        `spec.config.body: secret 'PAYMENTS_TOKEN' may not be sent to http://127.0.0.1:${targets.attacker.port}: its allowedOrigins do not include that origin`,
+      );
       expect(errorOf('attack-huge-body')).toContain(
         'spec.config.maxBodyBytes: must be <= 16777216',
       );
@@ -217,17 +226,21 @@ describe('a catalog written by an attacker', () => {
       expect(details.environmentNames).toEqual(['production', 'staging']);
     });
 
+    it("never sent the payments team's secret to the attacker's listener", () => {
+      expect(targets.attackerHits).toEqual([]);
+    });
+
     it('contains the checks it cannot refuse: a backtracking pattern, an endless body, a metadata address', async () => {
       const details = await waitFor(
         'every contained attack to have run',
         attackerTools,
         body =>
           ['attack-redos', 'attack-endless-body', 'attack-metadata'].every(
-            check => cellOf(body, `healthcheck:default/${check}`)?.lastRunAt,
+            check => cellOf(body, `healthcheck:attackers/${check}`)?.lastRunAt,
           ),
       );
       const reason = (check: string) =>
-        cellOf(details, `healthcheck:default/${check}`).lastReason;
+        cellOf(details, `healthcheck:attackers/${check}`).lastReason;
       expect(reason('attack-redos')).toContain(
         'sent 65536 bytes without /^(\\w+\\s?)*!$/',
       );
@@ -248,7 +261,7 @@ describe('a catalog written by an attacker', () => {
             type: 'http',
             target: `http://127.0.0.1:${targets.http.port}/ok`,
             conditions: [nested],
-            systems: ['attacker-tools'],
+            systems: ['attackers/attacker-tools'],
           },
         });
       expect(res.status).toBe(400);
@@ -260,7 +273,13 @@ describe('a catalog written by an attacker', () => {
       ]);
     });
 
-    it('kept the event loop free throughout: delay p99 under 50 ms', () => {
+    it('keeps the event loop free while every attack runs: delay p99 under 50 ms', async () => {
+      // Over a whole interval of the attack checks, once the portal has
+      // started: a start-up compiles and migrates, which is not an attack.
+      loopDelay = monitorEventLoopDelay({ resolution: 10 });
+      loopDelay.enable();
+      await new Promise(resolve => setTimeout(resolve, 6_000));
+      loopDelay.disable();
       const p99Ms = loopDelay.percentile(99) / 1e6;
       // eslint-disable-next-line no-console
       console.log(

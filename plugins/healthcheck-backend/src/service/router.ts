@@ -29,6 +29,7 @@ import express from 'express';
 import Router from 'express-promise-router';
 import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
+import type { ProbeSecrets } from '../probes/secrets';
 import { apiCheckDetails, gitOpsCheckSource } from './checkDetails';
 import { ChecksChange, systemsOfChange } from './checkChanges';
 import { gitOpsCheckRef, isApiCheckId, numberedCheckId } from './checkIds';
@@ -63,6 +64,8 @@ export interface RouterOptions {
   probeTypes: ProbeTypeRegistry;
   /** The shortest interval a check may have; see `validateHealthCheckSpec`. */
   minIntervalMs?: number;
+  /** The secrets checks may reference; see `validateHealthCheckSpec`. */
+  secrets?: Pick<ProbeSecrets, 'findUseProblems'>;
   /**
    * Called after each successful create, update and delete, with the
    * systems of the check before and after, for a system-scoped reconcile.
@@ -103,6 +106,8 @@ export async function createRouter(
   const validation = {
     probeTypes,
     minIntervalMs: options.minIntervalMs,
+    secrets: options.secrets,
+    source: 'api' as const,
   };
 
   async function authenticate(req: express.Request) {
