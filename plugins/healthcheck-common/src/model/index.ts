@@ -29,6 +29,13 @@ export type {
   TargetTemplateValues,
 } from './targetTemplate';
 export {
+  ENVIRONMENT_NAME_PATTERN,
+  ENVIRONMENT_NAME_RULE,
+  environmentNameProblem,
+  validateCheckEnvironmentNames,
+} from './environmentNames';
+export type { CheckEnvironmentNameProblem } from './environmentNames';
+export {
   decodeSliceId,
   encodeSliceId,
   SLICE_ID_PREFIX,
