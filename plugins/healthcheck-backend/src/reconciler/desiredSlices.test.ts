@@ -120,7 +120,12 @@ describe('desiredSlices', () => {
         checks: [check('web', {}, { enabled: false })],
         systems: [shop],
       }),
-    ).toEqual({ slices: [], paused: [], unresolvedSystems: [] });
+    ).toEqual({
+      slices: [],
+      paused: [],
+      unresolvedSystems: [],
+      refused: [],
+    });
   });
 
   it('derives nothing for a system the check is not assigned to', () => {
@@ -218,7 +223,8 @@ describe('desiredSlices', () => {
           config: { headers: { Authorization: 'prod', Accept: 'json' } },
           environmentOverrides: {
             Staging: {
-              target: 'https://staging-{{ system.name }}.internal/health',
+              target:
+                'https://staging-{{ system.name }}.internal.example.com/health',
               config: { headers: { Authorization: 'staging' } },
             },
           },
@@ -234,10 +240,144 @@ describe('desiredSlices', () => {
       ],
       [
         'staging',
-        'https://staging-shop.internal/health',
+        'https://staging-shop.internal.example.com/health',
         { headers: { Authorization: 'staging', Accept: 'json' } },
       ],
     ]);
+  });
+
+  describe("keeping other teams' values from deciding where a probe goes", () => {
+    it('refuses the slice of an environment that is no environment name, and derives the others', () => {
+      const { slices, refused } = desiredSlices({
+        checks: [
+          check('web', {
+            target:
+              'https://{{ environment.name }}.payments.example.com/health',
+          }),
+        ],
+        systems: [
+          {
+            ...shop,
+            environments: ['production', 'evil.example/x?', 'x@evil.example#'],
+          },
+        ],
+      });
+      expect(slices.map(s => s.target)).toEqual([
+        'https://production.payments.example.com/health',
+      ]);
+      expect(refused.map(r => [r.environment, r.reason])).toEqual([
+        [
+          'evil.example/x?',
+          expect.stringMatching(
+            /^"evil\.example\/x\?" is not an environment name: "\." is not allowed; /,
+          ),
+        ],
+        [
+          'x@evil.example#',
+          expect.stringMatching(
+            /^"x@evil\.example#" is not an environment name/,
+          ),
+        ],
+      ]);
+    });
+
+    it('refuses the slices of a system whose name cannot be a host label, naming it, and keeps it in a path', () => {
+      const shopEu = {
+        ref: 'system:default/shop.eu',
+        name: 'shop.eu',
+        environments: ['production'],
+      };
+      const { slices, refused } = desiredSlices({
+        checks: [
+          check('host', {
+            systems: ['shop.eu', 'shop'],
+            target: 'https://{{ system.name }}.apps.example.com/health',
+            environments: ['production'],
+          }),
+          check('path', {
+            systems: ['shop.eu'],
+            target: 'https://status.example.com/{{ system.name }}/health',
+          }),
+        ],
+        systems: [shop, shopEu],
+      });
+      expect(slices.map(s => [s.checkId, s.target])).toEqual([
+        ['host', 'https://shop.apps.example.com/health'],
+        ['path', 'https://status.example.com/shop.eu/health'],
+      ]);
+      expect(refused).toEqual([
+        {
+          id: 'healthcheck:host:system%3Adefault%2Fshop.eu:production',
+          checkId: 'host',
+          systemRef: 'system:default/shop.eu',
+          environment: 'production',
+          reason:
+            'the system\'s name "shop.eu" cannot go into its target: {{ system.name }} is in the host, where a value must be one DNS label (1 to 63 letters, digits and "-", no "." or "_")',
+        },
+      ]);
+    });
+
+    it('refuses every slice of a check whose host a placeholder picks, unless an operator allows it', () => {
+      const checks = [
+        check('web', {
+          target: 'https://{{ environment.name }}.internal/health',
+        }),
+      ];
+      const refusedByDefault = desiredSlices({ checks, systems: [shop] });
+      expect(refusedByDefault.slices).toEqual([]);
+      expect(refusedByDefault.refused.map(r => r.reason)).toEqual([
+        expect.stringMatching(
+          /^its target template cannot be used: the host "\{\{ environment\.name \}\}\.internal" is picked by a placeholder/,
+        ),
+        expect.stringMatching(/^its target template cannot be used/),
+      ]);
+      const allowed = desiredSlices({
+        checks,
+        systems: [shop],
+        targets: { allowPlaceholderHosts: true },
+      });
+      expect(allowed.slices.map(s => s.target)).toEqual([
+        'https://production.internal/health',
+        'https://staging.internal/health',
+      ]);
+      expect(allowed.refused).toEqual([]);
+    });
+
+    it("reads each target as its probe type's: host:port for tcp", () => {
+      const { slices, refused } = desiredSlices({
+        checks: [
+          check('db', {
+            type: 'tcp',
+            target:
+              'tcp://{{ system.name }}-db.{{ environment.name }}.example.com:5432',
+          }),
+          check('port', {
+            type: 'tcp',
+            target: 'db.example.com:{{ environment.name }}',
+            environments: ['production'],
+          }),
+        ],
+        systems: [shop],
+      });
+      expect(slices.map(s => s.target)).toEqual([
+        'tcp://shop-db.production.example.com:5432',
+        'tcp://shop-db.staging.example.com:5432',
+      ]);
+      expect(refused.map(r => r.reason)).toEqual([
+        'its target template cannot be used: {{ environment.name }} at position 15 is in the port; write the port in the template',
+      ]);
+    });
+
+    it('leaves paused slices paused, whatever their target', () => {
+      const { paused, refused } = desiredSlices({
+        checks: [
+          check('web', { paused: true, target: 'https://{{ system.name }}/' }),
+        ],
+        systems: [shop],
+      });
+      expect(paused).toHaveLength(2);
+      expect(refused).toEqual([]);
+    });
   });
 
   describe('configHash', () => {
@@ -263,7 +403,7 @@ describe('desiredSlices', () => {
     });
 
     it.each<[string, Partial<HealthCheckSpec>]>([
-      ['type', { type: 'tcp' }],
+      ['type', { type: 'grpc' }],
       ['target', { target: 'https://other.example.com' }],
       ['config', { config: { method: 'HEAD' } }],
       ['conditions', { conditions: ['[STATUS] == 200'] }],
@@ -335,7 +475,7 @@ describe('desiredSlices on the demo catalog', () => {
       '',
     )} ${s.environment}`;
 
-  it('turns the nine demo checks into sixteen slices', () => {
+  it('turns the nine demo checks into sixteen slices, refusing none', () => {
     expect(result.slices.map(describeSlice).sort()).toEqual([
       'analytics-health analytics default',
       'card-network-sandbox payments staging',
@@ -355,6 +495,7 @@ describe('desiredSlices on the demo catalog', () => {
       'storefront-health storefront staging',
     ]);
     expect(result.unresolvedSystems).toEqual([]);
+    expect(result.refused).toEqual([]);
   });
 
   it('holds the paused legacy SSO check apart', () => {

@@ -5,8 +5,9 @@ import {
   applyEnvironmentOverride,
   canonicalComponentRefs,
   canonicalEnvironmentName,
-  encodeSliceId,
   compileTargetTemplate,
+  encodeSliceId,
+  environmentNameProblem,
 } from '@vigil/plugin-healthcheck-common';
 import type {
   CompiledTargetTemplate,
@@ -14,6 +15,7 @@ import type {
   HealthCheckSpec,
   HealthCheckThresholds,
   SliceKey,
+  TargetTemplateOptions,
 } from '@vigil/plugin-healthcheck-common';
 
 /**
@@ -105,6 +107,19 @@ export interface UnresolvedSystem {
 }
 
 /**
+ * A slice that would exist but is refused: its target cannot be rendered
+ * safely for its system and environment (a value that is not a host label
+ * in the host, a template whose host a placeholder picks, a rendered target
+ * whose scheme or host is not the template's), or its environment is no
+ * environment name. It runs nowhere; a slice that ran before is removed.
+ * @internal
+ */
+export interface RefusedSlice extends SliceKey {
+  id: string;
+  reason: string;
+}
+
+/**
  * What {@link desiredSlices} derives.
  * @internal
  */
@@ -112,7 +127,17 @@ export interface DesiredSliceSet {
   slices: DesiredSlice[];
   paused: PausedSlice[];
   unresolvedSystems: UnresolvedSystem[];
+  refused: RefusedSlice[];
 }
+
+/**
+ * How targets are rendered, from `healthcheck.targets`.
+ * @internal
+ */
+export type TargetSettings = Pick<
+  TargetTemplateOptions,
+  'allowPlaceholderHosts'
+>;
 
 /**
  * The slices that should exist. A slice (check, system, environment) exists
@@ -126,36 +151,53 @@ export interface DesiredSliceSet {
  * a ref listed twice yields its slices once. Each slice carries the check's
  * `components` in the same canonical form. Pass only one system in
  * `systems` for the slices of that system alone.
+ *
+ * Each target is rendered by `compileTargetTemplate` for the check's probe
+ * type: a slice whose target cannot be rendered safely, or whose
+ * environment is no environment name (`resolveEnvironments` keeps those
+ * out; checked again here), is not derived but comes back in `refused`
+ * with the reason. A refusal never stops the other slices.
  * @internal
  */
 export function desiredSlices(options: {
   checks: readonly ReconcilableCheck[];
   systems: readonly SystemEnvironments[];
+  targets?: TargetSettings;
 }): DesiredSliceSet {
   const systemByRef = new Map<string, KnownSystem>();
   for (const system of options.systems) {
     const ref = system.ref.toLowerCase();
     if (!systemByRef.has(ref)) {
-      systemByRef.set(ref, {
-        name: system.name,
-        environments: [
-          ...new Set(system.environments.map(canonicalEnvironmentName)),
-        ],
-      });
+      const environments = [
+        ...new Set(system.environments.map(canonicalEnvironmentName)),
+      ];
+      const invalid = new Map<string, string>();
+      for (const environment of environments) {
+        const problem = environmentNameProblem(environment);
+        if (problem) {
+          invalid.set(environment, problem);
+        }
+      }
+      systemByRef.set(ref, { name: system.name, environments, invalid });
     }
   }
   const result: DesiredSliceSet = {
     slices: [],
     paused: [],
     unresolvedSystems: [],
+    refused: [],
   };
   // Checks tend to share a handful of target templates; split each once.
   const templates = new Map<string, CompiledTargetTemplate>();
-  const compile = (template: string) => {
-    let compiled = templates.get(template);
+  const compile = (probeType: string, template: string) => {
+    const key = `${probeType}\n${template}`;
+    let compiled = templates.get(key);
     if (!compiled) {
-      compiled = compileTargetTemplate(template);
-      templates.set(template, compiled);
+      compiled = compileTargetTemplate(template, {
+        probeType,
+        allowPlaceholderHosts: options.targets?.allowPlaceholderHosts,
+      });
+      templates.set(key, compiled);
     }
     return compiled;
   };
@@ -171,12 +213,16 @@ interface KnownSystem {
   name: string;
   /** Canonical, without duplicates. */
   environments: string[];
+  /** Those that are no environment name, with why. */
+  invalid: ReadonlyMap<string, string>;
 }
+
+type Compile = (probeType: string, template: string) => CompiledTargetTemplate;
 
 function addSlicesOfCheck(
   check: ReconcilableCheck,
   systemByRef: ReadonlyMap<string, KnownSystem>,
-  compile: (template: string) => CompiledTargetTemplate,
+  compile: Compile,
   result: DesiredSliceSet,
 ) {
   const { spec } = check;
@@ -225,15 +271,37 @@ function addSlicesOfCheck(
       }
       const checkId = check.id;
       const id = encodeSliceId({ checkId, systemRef, environment });
+      const invalid = system.invalid.get(environment);
+      if (invalid) {
+        result.refused.push({
+          id,
+          checkId,
+          systemRef,
+          environment,
+          reason: invalid,
+        });
+        continue;
+      }
       if (spec.paused) {
         result.paused.push({ id, checkId, systemRef, environment, ...targets });
         continue;
       }
       const part = shared.of(environment);
-      const target = part.render({
+      const rendered = part.template.render({
         systemName: system.name,
         environmentName: environment,
       });
+      if (!rendered.ok) {
+        result.refused.push({
+          id,
+          checkId,
+          systemRef,
+          environment,
+          reason: rendered.reason,
+        });
+        continue;
+      }
+      const target = rendered.target;
       result.slices.push({
         id,
         checkId,
@@ -254,8 +322,8 @@ function addSlicesOfCheck(
 }
 
 interface EnvironmentPart {
-  /** Renders the target (after the override) for one system. */
-  render: CompiledTargetTemplate;
+  /** The target (after the override), to render for each system. */
+  template: CompiledTargetTemplate;
   config: JsonObject;
   /** Canonical JSON of the type, config, conditions and thresholds. */
   canonical: string;
@@ -266,10 +334,7 @@ interface EnvironmentPart {
  * target: the same on every system, so computed once per environment, and
  * the canonical JSON of the parts no override touches once per check.
  */
-function sharedParts(
-  spec: HealthCheckSpec,
-  compile: (template: string) => CompiledTargetTemplate,
-) {
+function sharedParts(spec: HealthCheckSpec, compile: Compile) {
   const conditions = spec.conditions ?? [];
   const thresholds = spec.thresholds ?? {};
   const byEnvironment = new Map<string, EnvironmentPart>();
@@ -297,7 +362,7 @@ function sharedParts(
           configJson = baseConfig;
         }
         part = {
-          render: compile(target),
+          template: compile(spec.type, target),
           config,
           canonical: `${fixed}\n${configJson}`,
         };

@@ -122,6 +122,7 @@ export async function loadDesiredSlices(options: {
       slices: [],
       paused: [],
       unresolvedSystems: [],
+      refused: [],
       environmentProblems: [],
       invalidChecks: [],
       refusedSlices: [],

@@ -8,6 +8,7 @@ import {
  * The environment name as slices, filters and overrides compare it: lower
  * case, so `Production` and `production` are one environment (the same
  * lower-casing as `stringifyEntityRef`, independent of the process locale).
+ * Canonical is not valid: `environmentNameProblem` says whether it is a name.
  * @public
  */
 export function canonicalEnvironmentName(name: string): string {

@@ -42,12 +42,18 @@ export interface HealthCheckSpec {
   type: string;
   /**
    * What to probe. `{{ system.name }}` and `{{ environment.name }}` are
-   * replaced per slice.
+   * replaced per slice, each written for the part of the target it lands in
+   * (one DNS label in a host, percent-encoded in a path, query or
+   * fragment); a host must end in two labels of the template's own. See
+   * `compileTargetTemplate`.
    */
   target: string;
   /** The probe type's own fields (an `http` check's `method`, `headers`, ...). */
   config?: JsonObject;
-  /** Per environment name (compared without regard to case). */
+  /**
+   * Per environment name (compared without regard to case; each key an
+   * environment name, see `environmentNameProblem`).
+   */
   environmentOverrides?: Record<string, HealthCheckEnvironmentOverride>;
   /** How often each slice runs, such as `10s`; {@link DEFAULT_CHECK_INTERVAL} when absent. */
   interval?: string;
@@ -64,7 +70,7 @@ export interface HealthCheckSpec {
    * no slices.
    */
   components?: string[];
-  /** Only these environments of each system, when present. */
+  /** Only these environments of each system, when present; environment names. */
   environments?: string[];
   /** A paused check keeps its definition and runs nowhere. */
   paused?: boolean;
@@ -155,7 +161,10 @@ const probeConfig = {
  * them with {@link parseDuration}). What a schema cannot say is left to the
  * validator as well: that `type` names a registered probe type, that the
  * interval is not below the configured minimum, that the target's
- * placeholders are known, and that conditions parse (`validateConditions`).
+ * placeholders are known and sit where a value cannot move the probe
+ * (`findTargetTemplateProblems`), that environment names are names
+ * (`validateCheckEnvironmentNames`), and that conditions parse
+ * (`validateConditions`).
  * @public
  */
 export const healthCheckSpecSchema = {

@@ -26,6 +26,8 @@ export {
 } from './targetTemplate';
 export type {
   CompiledTargetTemplate,
+  RenderedTarget,
+  TargetTemplateOptions,
   TargetTemplateValues,
 } from './targetTemplate';
 export {

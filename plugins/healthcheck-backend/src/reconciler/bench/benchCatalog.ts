@@ -85,7 +85,9 @@ export function syntheticChecks(systemCount: number): Entity[] {
     };
     const tcp: JsonObject = {
       type: 'tcp',
-      target: 'tcp://{{ system.name }}-db.{{ environment.name }}:5432',
+      // The host ends in labels of its own: a placeholder may not pick it.
+      target:
+        'tcp://{{ system.name }}-db.{{ environment.name }}.example.com:5432',
       interval: '30s',
       timeout: '5s',
       conditions: ['[CONNECTED] == true'],
