@@ -82,6 +82,40 @@ export interface Config {
      */
     minimumInterval?: string;
 
+    /** Where a system's environments may come from. */
+    environments?: {
+      /**
+       * Which member Components and Resources of a system may add an
+       * environment to it with the `vigil.dev/environment` annotation.
+       * 'owner' (the default): only members whose spec.owner is the
+       * system's owner (refs compared canonically: kind group and the
+       * entity's own namespace when it names none); what another member
+       * would add is left out, with a warning in the reconciler's log that
+       * names it. 'any': every member, as before; then any team with a
+       * component in a system can add an environment to it, whose failing
+       * slices page the system's owner.
+       */
+      fromMembers?: 'owner' | 'any';
+    };
+
+    /** How check targets are rendered. */
+    targets?: {
+      /**
+       * Let a placeholder pick a target's host: a host that is only
+       * placeholders, or that does not end in at least two labels the
+       * template fixes (`https://{{ system.name }}/health`,
+       * `https://{{ environment.name }}.internal/health`,
+       * `tcp://{{ system.name }}-db.{{ environment.name }}:5432`). Default
+       * false: such a target is a validation problem, and its slices are
+       * refused. The risk of true: the values come from other teams'
+       * entities (a system's name, an environment a member adds), so
+       * whoever can name one can send a check's probe, with its headers
+       * and `${secret:...}` values, to any host of that shape their DNS
+       * reaches. Values are still single DNS labels either way.
+       */
+      allowPlaceholderHosts?: boolean;
+    };
+
     /**
      * The reconciler, which derives the desired slices from the catalog and
      * the stored checks and writes them to the database for every instance.

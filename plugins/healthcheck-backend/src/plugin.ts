@@ -33,6 +33,7 @@ import {
 import {
   CatalogChangePoller,
   createReconcileLock,
+  readDesiredSliceSettings,
   readReconcileSettings,
   Reconciler,
   scheduleReconcileTasks,
@@ -158,6 +159,7 @@ export const healthcheckPlugin = createBackendPlugin({
               ...context,
             }),
           validateSlice: slice => sliceSecretProblems(secrets, slice),
+          settings: readDesiredSliceSettings(config),
           onSystemsChanged: async systemRefs => {
             await transitions.checkSystems(systemRefs);
             await Promise.all(systemRefs.map(ref => rollups.recompute(ref)));

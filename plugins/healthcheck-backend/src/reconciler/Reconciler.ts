@@ -15,6 +15,7 @@ import {
 } from './loadDesiredSlices';
 import { planReconcile } from './planReconcile';
 import type { ReconcileLock } from './ReconcileLock';
+import type { DesiredSliceSettings } from './reconcileSettings';
 
 /**
  * What one pass did.
@@ -55,6 +56,7 @@ export class Reconciler {
   readonly #validateSlice?: (
     slice: DesiredSlice,
   ) => Array<{ path: string; reason: string }>;
+  readonly #settings?: DesiredSliceSettings;
   #lastProblems = '';
 
   constructor(options: {
@@ -72,7 +74,10 @@ export class Reconciler {
     validateSlice?: (
       slice: DesiredSlice,
     ) => Array<{ path: string; reason: string }>;
+    /** Who may add environments, and how targets render; the safe defaults without. */
+    settings?: DesiredSliceSettings;
   }) {
+    this.#settings = options.settings;
     this.#validateSpec = options.validateSpec;
     this.#validateSlice = options.validateSlice;
     this.#onSystemsChanged = options.onSystemsChanged;
@@ -155,6 +160,7 @@ export class Reconciler {
       systemRefs,
       validateSpec: this.#validateSpec,
       validateSlice: this.#validateSlice,
+      settings: this.#settings,
     });
     if (!systemRefs) {
       this.#reportProblems(loaded);

@@ -3,8 +3,14 @@ export type { CatalogPollOutcome } from './CatalogChangePoller';
 export { createReconcileLock } from './ReconcileLock';
 export type { ReconcileLock } from './ReconcileLock';
 export { createStoredSliceLoader } from './createStoredSliceLoader';
-export { readReconcileSettings } from './reconcileSettings';
-export type { ReconcileSettings } from './reconcileSettings';
+export {
+  readDesiredSliceSettings,
+  readReconcileSettings,
+} from './reconcileSettings';
+export type {
+  DesiredSliceSettings,
+  ReconcileSettings,
+} from './reconcileSettings';
 export { Reconciler } from './Reconciler';
 export type { ReconcileOutcome } from './Reconciler';
 export { scheduleReconcileTasks } from './scheduleReconcileTasks';

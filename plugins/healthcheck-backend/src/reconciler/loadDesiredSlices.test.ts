@@ -156,4 +156,125 @@ describe('loadDesiredSlices', () => {
     expect(checkIds.has('broken-row')).toBe(false);
     expect(checkIds.has('healthcheck:default/checkout-health')).toBe(true);
   });
+
+  describe("keeps other teams' entities from adding environments or moving probes", () => {
+    const intruder = {
+      apiVersion: 'backstage.io/v1alpha1',
+      kind: 'Component',
+      metadata: {
+        name: 'storefront-widget',
+        namespace: 'default',
+        annotations: { 'vigil.dev/environment': 'prod' },
+      },
+      spec: {
+        type: 'service',
+        owner: 'group:default/storefront-team',
+        system: 'checkout',
+      },
+    };
+    const keysOf = (result: { slices: Array<{ id: string }> }) =>
+      result.slices
+        .map(slice => decodeSliceId(slice.id))
+        .filter(k => k.systemRef === 'system:default/checkout')
+        .map(k => k.environment)
+        .sort();
+
+    it.each([undefined, ['system:default/checkout']])(
+      'refuses an environment a member of another team adds, and names the member (systems: %j)',
+      async systemRefs => {
+        const result = await loadDesiredSlices({
+          catalog: catalogServiceMock({
+            entities: [...readDemoCatalog(), intruder],
+          }),
+          credentials: mockCredentials.service(),
+          listStoredChecks: async () => [],
+          systemRefs,
+        });
+        // canary comes from checkout-service-canary, which payments-team owns.
+        expect(keysOf(result)).toEqual(['canary', 'production', 'staging']);
+        expect(result.environmentProblems).toEqual([
+          expect.objectContaining({
+            entityRef: 'component:default/storefront-widget',
+            systemRef: 'system:default/checkout',
+            environment: 'prod',
+            message: expect.stringContaining(
+              'vigil.dev/environment on component:default/storefront-widget would add environment "prod" to system:default/checkout, but component:default/storefront-widget is owned by group:default/storefront-team and system:default/checkout is owned by group:default/payments-team',
+            ),
+          }),
+        ]);
+      },
+    );
+
+    it('takes it with healthcheck.environments.fromMembers: any', async () => {
+      const result = await loadDesiredSlices({
+        catalog: catalogServiceMock({
+          entities: [...readDemoCatalog(), intruder],
+        }),
+        credentials: mockCredentials.service(),
+        listStoredChecks: async () => [],
+        settings: {
+          environmentsFromMembers: 'any',
+          allowPlaceholderHosts: false,
+        },
+      });
+      expect(keysOf(result)).toEqual([
+        'canary',
+        'prod',
+        'production',
+        'staging',
+      ]);
+    });
+
+    it('reports an Environment entity whose name is no environment name', async () => {
+      const result = await loadDesiredSlices({
+        catalog: catalogServiceMock({
+          entities: [
+            ...readDemoCatalog(),
+            ...['production', 'staging', 'canary', 'default', 'eu_west'].map(
+              name => ({
+                apiVersion: 'backstage.io/v1alpha1',
+                kind: 'Environment',
+                metadata: { name, namespace: 'default' },
+              }),
+            ),
+          ],
+        }),
+        credentials: mockCredentials.service(),
+        listStoredChecks: async () => [],
+      });
+      expect(result.environmentProblems.map(p => p.entityRef)).toEqual([
+        'environment:default/eu_west',
+      ]);
+      expect(result.slices).toHaveLength(16);
+    });
+
+    it('refuses the slices of a stored check whose host a placeholder picks, unless configured', async () => {
+      const load = (allowPlaceholderHosts: boolean) =>
+        loadDesiredSlices({
+          catalog: catalogServiceMock({ entities: readDemoCatalog() }),
+          credentials: mockCredentials.service(),
+          listStoredChecks: async () => [
+            {
+              id: 'by-name',
+              spec: {
+                type: 'http',
+                target: 'https://{{ system.name }}/health',
+                systems: ['system:default/identity'],
+              },
+            },
+          ],
+          settings: { environmentsFromMembers: 'owner', allowPlaceholderHosts },
+        });
+      const refused = await load(false);
+      expect(refused.slices.filter(s => s.checkId === 'by-name')).toEqual([]);
+      expect(refused.refused.map(r => [r.checkId, r.environment])).toEqual([
+        ['by-name', 'production'],
+        ['by-name', 'staging'],
+      ]);
+      const allowed = await load(true);
+      expect(
+        allowed.slices.filter(s => s.checkId === 'by-name').map(s => s.target),
+      ).toEqual(['https://identity/health', 'https://identity/health']);
+    });
+  });
 });

@@ -22,20 +22,33 @@ import {
   ReconcilableCheck,
   SystemEnvironments,
 } from './desiredSlices';
+import type { DesiredSliceSettings } from './reconcileSettings';
 import {
+  environmentVocabularyOf,
   EnvironmentProblem,
   groupMembersBySystem,
   resolveEnvironments,
 } from './resolveEnvironments';
 
-/** The catalog fields the reconciler reads; the rest is not fetched. */
+/**
+ * The catalog fields the reconciler reads; the rest is not fetched. The
+ * owner decides which members may add environments.
+ */
 const SYSTEM_FIELDS = [
   'kind',
   'metadata.name',
   'metadata.namespace',
   'metadata.annotations',
+  'spec.owner',
 ];
 const MEMBER_FIELDS = [...SYSTEM_FIELDS, 'spec.system'];
+const ENVIRONMENT_FIELDS = ['kind', 'metadata.name', 'metadata.namespace'];
+
+/** The safe choices, for callers that read no configuration. */
+const DEFAULT_SETTINGS: DesiredSliceSettings = {
+  environmentsFromMembers: 'owner',
+  allowPlaceholderHosts: false,
+};
 
 /**
  * Systems per catalog request of a scoped pass. Each is written three ways
@@ -115,8 +128,11 @@ export async function loadDesiredSlices(options: {
   validateSlice?: (
     slice: DesiredSlice,
   ) => Array<{ path: string; reason: string }>;
+  /** Who may add environments, and how targets render; the safe defaults without. */
+  settings?: DesiredSliceSettings;
 }): Promise<LoadedDesiredSlices> {
   const { catalog, credentials, systemRefs } = options;
+  const settings = options.settings ?? DEFAULT_SETTINGS;
   if (systemRefs?.length === 0) {
     return {
       slices: [],
@@ -182,7 +198,7 @@ export async function loadDesiredSlices(options: {
         MEMBER_FIELDS,
       ),
       catalog.getEntities(
-        { filter: { kind: 'Environment' }, fields: ['metadata.name'] },
+        { filter: { kind: 'Environment' }, fields: ENVIRONMENT_FIELDS },
         { credentials },
       ),
       options.listStoredChecks(),
@@ -248,16 +264,21 @@ export async function loadDesiredSlices(options: {
     }),
   ];
 
-  const vocabulary = environmentEntities.items.map(e => e.metadata.name);
+  const vocabulary = environmentVocabularyOf(environmentEntities.items);
   const membersBySystem = groupMembersBySystem(members.items);
-  const environmentProblems: EnvironmentProblem[] = [];
+  // A scoped pass reports what concerns its systems alone.
+  const environmentProblems: EnvironmentProblem[] = systemRefs
+    ? []
+    : [...vocabulary.problems];
   const systemEnvironments: SystemEnvironments[] = systems.items.map(
     (system: Entity) => {
       const ref = stringifyEntityRef(system);
       const resolved = resolveEnvironments({
         system,
         members: membersBySystem.get(ref) ?? [],
-        environmentVocabulary: vocabulary.length > 0 ? vocabulary : undefined,
+        environmentVocabulary:
+          vocabulary.names.length > 0 ? vocabulary.names : undefined,
+        fromMembers: settings.environmentsFromMembers,
       });
       environmentProblems.push(...resolved.problems);
       return {
@@ -268,7 +289,11 @@ export async function loadDesiredSlices(options: {
     },
   );
 
-  const derived = desiredSlices({ checks, systems: systemEnvironments });
+  const derived = desiredSlices({
+    checks,
+    systems: systemEnvironments,
+    targets: { allowPlaceholderHosts: settings.allowPlaceholderHosts },
+  });
   if (systemRefs) {
     // Out of scope is not unknown: the other systems were not read.
     const inScope = new Set(systemRefs.map(ref => ref.toLowerCase()));

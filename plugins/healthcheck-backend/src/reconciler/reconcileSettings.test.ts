@@ -1,5 +1,8 @@
 import { ConfigReader } from '@backstage/config';
-import { readReconcileSettings } from './reconcileSettings';
+import {
+  readDesiredSliceSettings,
+  readReconcileSettings,
+} from './reconcileSettings';
 
 describe('readReconcileSettings', () => {
   it('runs a full pass every 5 minutes and polls the catalog every 30 s unless told otherwise', () => {
@@ -28,6 +31,37 @@ describe('readReconcileSettings', () => {
     });
     expect(() => readReconcileSettings(config)).toThrow(
       /Invalid healthcheck\.reconcile\.catalogPollInterval 'soon': /,
+    );
+  });
+});
+
+describe('readDesiredSliceSettings', () => {
+  it("takes environments only from members of the system's owner, and no placeholder hosts, unless told otherwise", () => {
+    expect(readDesiredSliceSettings(new ConfigReader({}))).toEqual({
+      environmentsFromMembers: 'owner',
+      allowPlaceholderHosts: false,
+    });
+  });
+
+  it('reads both opt-outs', () => {
+    const config = new ConfigReader({
+      healthcheck: {
+        environments: { fromMembers: 'any' },
+        targets: { allowPlaceholderHosts: true },
+      },
+    });
+    expect(readDesiredSliceSettings(config)).toEqual({
+      environmentsFromMembers: 'any',
+      allowPlaceholderHosts: true,
+    });
+  });
+
+  it('names the key and the value it does not know', () => {
+    const config = new ConfigReader({
+      healthcheck: { environments: { fromMembers: 'everyone' } },
+    });
+    expect(() => readDesiredSliceSettings(config)).toThrow(
+      "Invalid healthcheck.environments.fromMembers 'everyone': use owner or any",
     );
   });
 });

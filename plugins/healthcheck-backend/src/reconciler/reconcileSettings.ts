@@ -1,5 +1,7 @@
 import { Config } from '@backstage/config';
+import { InputError } from '@backstage/errors';
 import { readConfigDuration } from '../config';
+import type { EnvironmentsFromMembers } from './resolveEnvironments';
 
 /**
  * When the reconciler runs, from `healthcheck.reconcile`.
@@ -36,5 +38,42 @@ export function readReconcileSettings(config: Config): ReconcileSettings {
       DEFAULTS.catalogPollIntervalMs,
     ),
     tombstoneRetentionMs: DEFAULTS.tombstoneRetentionMs,
+  };
+}
+
+/**
+ * What may shape the desired slices, from `healthcheck.environments` and
+ * `healthcheck.targets`.
+ * @internal
+ */
+export interface DesiredSliceSettings {
+  /** Which members may add an environment to their system. */
+  environmentsFromMembers: EnvironmentsFromMembers;
+  /** Whether a target's placeholder may pick its host. */
+  allowPlaceholderHosts: boolean;
+}
+
+const FROM_MEMBERS: readonly EnvironmentsFromMembers[] = ['owner', 'any'];
+
+/**
+ * Reads `healthcheck.environments.fromMembers` (`owner` by default) and
+ * `healthcheck.targets.allowPlaceholderHosts` (false by default): the
+ * safe choice unless an operator opts out.
+ * @throws InputError naming the key, for a value it does not know.
+ * @internal
+ */
+export function readDesiredSliceSettings(config: Config): DesiredSliceSettings {
+  const key = 'healthcheck.environments.fromMembers';
+  const fromMembers = config.getOptionalString(key) ?? 'owner';
+  if (!(FROM_MEMBERS as readonly string[]).includes(fromMembers)) {
+    throw new InputError(
+      `Invalid ${key} '${fromMembers}': use ${FROM_MEMBERS.join(' or ')}`,
+    );
+  }
+  return {
+    environmentsFromMembers: fromMembers as EnvironmentsFromMembers,
+    allowPlaceholderHosts:
+      config.getOptionalBoolean('healthcheck.targets.allowPlaceholderHosts') ??
+      false,
   };
 }

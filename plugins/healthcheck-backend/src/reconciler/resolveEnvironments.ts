@@ -7,22 +7,38 @@ import {
   canonicalEnvironmentName,
   DEFAULT_ENVIRONMENT,
   ENVIRONMENT_ANNOTATION,
+  environmentNameProblem,
   ENVIRONMENTS_ANNOTATION,
 } from '@vigil/plugin-healthcheck-common';
 
 /**
- * Something odd about a system's environments. Never fatal: the environment
- * concerned is kept, so a typo shows as a warning and an extra slice rather
- * than as a slice that silently disappears.
+ * Something wrong with a system's environments. Two kinds, each said in its
+ * message: a name that is left out, because it is no environment name or
+ * because a member that may not add environments adds it (a name from
+ * another team's entity must not decide where a probe goes, nor page the
+ * system's owner); and a name that is kept with a warning (spellings that
+ * differ in case, a name that is not an Environment entity), where a typo
+ * should rather show as an extra slice than as one that silently
+ * disappears.
  * @internal
  */
 export interface EnvironmentProblem {
-  /** The entity whose annotation is concerned. */
+  /** The entity whose annotation (or, for an Environment entity, name) is concerned. */
   entityRef: string;
+  /** The system concerned; absent for the catalog's Environment entities. */
+  systemRef?: string;
   /** The canonical environment name, when one is concerned. */
   environment?: string;
   message: string;
 }
+
+/**
+ * Which members of a system may add an environment to it
+ * (`healthcheck.environments.fromMembers`): `owner`, only those owned by the
+ * system's owner; `any`, every member.
+ * @internal
+ */
+export type EnvironmentsFromMembers = 'owner' | 'any';
 
 /**
  * A system's effective environments, and what looked wrong on the way.
@@ -58,6 +74,16 @@ const MEMBER_KINDS = new Set(['component', 'resource']);
  *   `default` needs no Environment entity.
  * - A member annotation is meant to name one environment; one that lists
  *   several (`production,staging`) is reported and each name counts.
+ * - A name that is no environment name (see `environmentNameProblem`) is
+ *   left out and reported with the entity and annotation that wrote it:
+ *   names end up in targets, so `evil.example/x?` must never become one.
+ * - With `fromMembers: 'owner'` (the default) only members owned by the
+ *   system's owner may add environments (`spec.owner` of each, compared as
+ *   canonical refs: kind `group` and the entity's own namespace when it
+ *   names none). A name only other members add is left out and reported,
+ *   naming the member; one the system already has is no addition and says
+ *   nothing, since systems often hold other teams' components. A system
+ *   without an owner takes environments from no member.
  *
  * @internal
  */
@@ -65,10 +91,13 @@ export function resolveEnvironments(options: {
   system: Entity;
   members: readonly Entity[];
   environmentVocabulary?: readonly string[];
+  fromMembers?: EnvironmentsFromMembers;
 }): ResolvedEnvironments {
   const { system, members } = options;
   const systemRef = stringifyEntityRef(system);
   const problems: EnvironmentProblem[] = [];
+  const report = (problem: Omit<EnvironmentProblem, 'systemRef'>) =>
+    problems.push({ ...problem, systemRef });
   // canonical name -> spellings seen, with where
   const spellings = new Map<string, Map<string, string>>();
   const declared: string[] = [];
@@ -77,10 +106,16 @@ export function resolveEnvironments(options: {
   const see = (
     written: string,
     entityRef: string,
+    annotation: string,
     into: string[],
   ): string | undefined => {
     const name = canonicalEnvironmentName(written);
     if (name === '') {
+      return undefined;
+    }
+    const invalid = environmentNameProblem(written.trim());
+    if (invalid) {
+      report(leftOut(annotation, entityRef, invalid));
       return undefined;
     }
     const trimmed = written.trim();
@@ -100,9 +135,17 @@ export function resolveEnvironments(options: {
     system.metadata.annotations?.[ENVIRONMENTS_ANNOTATION];
   if (systemAnnotation !== undefined) {
     for (const written of systemAnnotation.split(',')) {
-      see(written, systemRef, declared);
+      see(written, systemRef, ENVIRONMENTS_ANNOTATION, declared);
     }
   }
+
+  const systemOwner =
+    options.fromMembers === 'any' ? undefined : ownerRef(system);
+  const mayAdd = (member: Entity) =>
+    options.fromMembers === 'any' ||
+    (systemOwner !== undefined && ownerRef(member) === systemOwner);
+  const fromOthers: Array<{ ref: string; member: Entity; written: string }> =
+    [];
 
   const sortedMembers = members
     .filter(member => isMemberOf(member, systemRef))
@@ -115,14 +158,14 @@ export function resolveEnvironments(options: {
     }
     const written = annotation.split(',').filter(part => part.trim() !== '');
     if (written.length === 0) {
-      problems.push({
+      report({
         entityRef: ref,
         message: `${ENVIRONMENT_ANNOTATION} on ${ref} is empty; it names no environment`,
       });
       continue;
     }
     if (written.length > 1) {
-      problems.push({
+      report({
         entityRef: ref,
         message: `${ENVIRONMENT_ANNOTATION} on ${ref} lists ${
           written.length
@@ -133,14 +176,39 @@ export function resolveEnvironments(options: {
           )}); it names one, so each counts. A system lists several in ${ENVIRONMENTS_ANNOTATION}`,
       });
     }
+    const allowed = mayAdd(member);
     for (const name of written) {
-      see(name, ref, addedByMembers);
+      if (allowed) {
+        see(name, ref, ENVIRONMENT_ANNOTATION, addedByMembers);
+      } else {
+        fromOthers.push({ ref, member, written: name });
+      }
+    }
+  }
+
+  // After every name the system and its owner's members give, so that
+  // only what another team's member would add is refused.
+  for (const { ref, member, written } of fromOthers) {
+    const name = canonicalEnvironmentName(written);
+    const invalid = environmentNameProblem(written.trim());
+    if (invalid) {
+      report(leftOut(ENVIRONMENT_ANNOTATION, ref, invalid));
+    } else if (!spellings.has(name)) {
+      report({
+        entityRef: ref,
+        environment: name,
+        message: `${ENVIRONMENT_ANNOTATION} on ${ref} would add environment "${name}" to ${systemRef}, but ${ref} is ${describeOwner(
+          member,
+        )} and ${systemRef} is ${describeOwner(
+          system,
+        )}; only the system and members owned by its owner may add environments (healthcheck.environments.fromMembers: owner). It is left out; declare it in ${ENVIRONMENTS_ANNOTATION} on ${systemRef}, or own the member by the same team`,
+      });
     }
   }
 
   for (const [name, seen] of spellings) {
     if (seen.size > 1) {
-      problems.push({
+      report({
         entityRef: [...seen.values()][0],
         environment: name,
         message: `Environment ${JSON.stringify(name)} is spelled ${[
@@ -160,7 +228,7 @@ export function resolveEnvironments(options: {
     for (const name of environments) {
       if (!vocabulary.has(name) && name !== DEFAULT_ENVIRONMENT) {
         const where = [...spellings.get(name)!.values()];
-        problems.push({
+        report({
           entityRef: where[0],
           environment: name,
           message: `Environment ${JSON.stringify(name)} (from ${where.join(
@@ -176,6 +244,59 @@ export function resolveEnvironments(options: {
       environments.length > 0 ? environments : [DEFAULT_ENVIRONMENT],
     problems,
   };
+}
+
+/**
+ * The names of the catalog's Environment entities that can be environment
+ * names, canonical; the others reported, each naming its entity. They can
+ * never match an environment, so leaving them out changes no verdict, and
+ * the report tells their owner why.
+ * @internal
+ */
+export function environmentVocabularyOf(entities: readonly Entity[]): {
+  names: string[];
+  problems: EnvironmentProblem[];
+} {
+  const names: string[] = [];
+  const problems: EnvironmentProblem[] = [];
+  for (const entity of entities) {
+    const invalid = environmentNameProblem(entity.metadata.name);
+    if (invalid) {
+      const entityRef = stringifyEntityRef(entity);
+      problems.push({
+        entityRef,
+        message: `Environment entity ${entityRef}: ${invalid}. No system's environment can match it`,
+      });
+    } else {
+      names.push(canonicalEnvironmentName(entity.metadata.name));
+    }
+  }
+  return { names, problems };
+}
+
+/** A name that is no environment name, left out, with where it is written. */
+function leftOut(
+  annotation: string,
+  entityRef: string,
+  reason: string,
+): Omit<EnvironmentProblem, 'systemRef'> {
+  return {
+    entityRef,
+    message: `${annotation} on ${entityRef}: ${reason}. It is left out`,
+  };
+}
+
+/**
+ * The canonical ref of an entity's `spec.owner` (kind `group` and the
+ * entity's own namespace when it names none); `undefined` without one.
+ */
+function ownerRef(entity: Entity): string | undefined {
+  return specRef(entity, 'owner', 'group');
+}
+
+function describeOwner(entity: Entity): string {
+  const owner = ownerRef(entity);
+  return owner ? `owned by ${owner}` : 'owned by no one';
 }
 
 /**
@@ -209,17 +330,29 @@ function isMemberOf(entity: Entity, systemRef: string): boolean {
 
 /** The canonical ref of the system a Component or Resource belongs to. */
 function memberSystemRef(entity: Entity): string | undefined {
-  if (!MEMBER_KINDS.has(entity.kind.toLowerCase())) {
-    return undefined;
-  }
-  const system = entity.spec?.system;
-  if (typeof system !== 'string' || system === '') {
+  return MEMBER_KINDS.has(entity.kind.toLowerCase())
+    ? specRef(entity, 'system', 'system')
+    : undefined;
+}
+
+/**
+ * The canonical ref an entity's `spec[field]` holds, `defaultKind` and the
+ * entity's own namespace filled in where it names none; `undefined` when it
+ * holds none or one that does not parse.
+ */
+function specRef(
+  entity: Entity,
+  field: 'owner' | 'system',
+  defaultKind: string,
+): string | undefined {
+  const ref = entity.spec?.[field];
+  if (typeof ref !== 'string' || ref === '') {
     return undefined;
   }
   try {
     return stringifyEntityRef(
-      parseEntityRef(system, {
-        defaultKind: 'system',
+      parseEntityRef(ref, {
+        defaultKind,
         defaultNamespace: entity.metadata.namespace,
       }),
     );
