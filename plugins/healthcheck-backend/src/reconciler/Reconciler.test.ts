@@ -58,10 +58,11 @@ describe('Reconciler', () => {
     });
     const catalog = mutableCatalog(readDemoCatalog());
     const apiChecks: Array<{ id: string; spec: object }> = [];
+    const logger = mockServices.logger.mock();
     const reconciler = new Reconciler({
       catalog: catalog.catalog,
       auth: mockServices.auth(),
-      logger: mockServices.logger.mock(),
+      logger,
       listStoredChecks: async () => apiChecks,
       slices,
       lock: createReconcileLock(knex),
@@ -83,7 +84,17 @@ describe('Reconciler', () => {
         revision: Number(row.revision),
       }));
     const live = async () => (await rows()).filter(row => !row.removed);
-    return { knex, slices, catalog, apiChecks, reconciler, poller, rows, live };
+    return {
+      knex,
+      slices,
+      catalog,
+      apiChecks,
+      reconciler,
+      poller,
+      rows,
+      live,
+      logger,
+    };
   }
 
   it.each(databases.eachSupportedId())(
@@ -151,6 +162,39 @@ describe('Reconciler', () => {
       ).toEqual(
         before.filter(row => row.systemRef === 'system:default/checkout'),
       );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'removes the slice of an environment a member of another team would add, and warns once, naming the member, on %p',
+    async databaseId => {
+      const { reconciler, catalog, live, logger } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      const canary = (ids: string[]) =>
+        ids.filter(id => id.endsWith(':canary'));
+      expect(canary((await live()).map(row => row.id))).toHaveLength(1);
+
+      catalog.edit('component:default/checkout-service-canary', e => {
+        e.spec!.owner = 'group:default/storefront-team';
+      });
+      const outcome = await reconciler.reconcileSystems([
+        'system:default/checkout',
+      ]);
+
+      expect(outcome).toMatchObject({ scheduled: 0, cancelled: 1 });
+      expect(canary((await live()).map(row => row.id))).toEqual([]);
+      const warnings = () =>
+        logger.warn.mock.calls
+          .map(([message]) => String(message))
+          .filter(message => message.includes('would add environment'));
+      expect(warnings()).toEqual([
+        expect.stringMatching(
+          /^Reconcile found problems with system:default\/checkout:\n- vigil\.dev\/environment on component:default\/checkout-service-canary would add environment "canary" to system:default\/checkout, but component:default\/checkout-service-canary is owned by group:default\/storefront-team and system:default\/checkout is owned by group:default\/payments-team; /,
+        ),
+      ]);
+      await reconciler.reconcileAll();
+      await reconciler.reconcileSystems(['system:default/checkout']);
+      expect(warnings()).toHaveLength(1);
     },
   );
 

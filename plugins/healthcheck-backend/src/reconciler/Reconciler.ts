@@ -15,7 +15,18 @@ import {
 } from './loadDesiredSlices';
 import { planReconcile } from './planReconcile';
 import type { ReconcileLock } from './ReconcileLock';
+import {
+  describeSubject,
+  problemsBySubject,
+  ReportedProblems,
+} from './reconcileProblems';
 import type { DesiredSliceSettings } from './reconcileSettings';
+
+/**
+ * Subjects (systems, checks) whose problems one pass logs one by one; the
+ * rest are counted, so one broken fleet-wide check does not flood the log.
+ */
+const MAX_SUBJECTS_LOGGED = 20;
 
 /**
  * What one pass did.
@@ -57,7 +68,7 @@ export class Reconciler {
     slice: DesiredSlice,
   ) => Array<{ path: string; reason: string }>;
   readonly #settings?: DesiredSliceSettings;
-  #lastProblems = '';
+  readonly #problems = new ReportedProblems();
 
   constructor(options: {
     catalog: CatalogService;
@@ -162,16 +173,7 @@ export class Reconciler {
       validateSlice: this.#validateSlice,
       settings: this.#settings,
     });
-    if (!systemRefs) {
-      this.#reportProblems(loaded);
-    } else {
-      for (const message of [
-        ...loaded.invalidChecks.map(invalidCheckMessage),
-        ...loaded.refusedSlices.map(refusedSliceMessage),
-      ]) {
-        this.#logger.warn(message);
-      }
-    }
+    this.#reportProblems(systemRefs ?? 'full', loaded);
     return loaded;
   }
 
@@ -222,40 +224,40 @@ export class Reconciler {
     return outcome;
   }
 
-  /** What a full pass found wrong, logged when it changes. */
-  #reportProblems(loaded: LoadedDesiredSlices) {
-    const problems = [
-      ...loaded.invalidChecks.map(invalidCheckMessage),
-      ...loaded.refusedSlices.map(refusedSliceMessage),
-      ...loaded.environmentProblems.map(p => p.message),
-      ...loaded.unresolvedSystems.map(
-        u =>
-          `check ${u.checkId} names ${u.systemRef}, which is not in the catalog`,
-      ),
-    ].join('\n');
-    if (problems !== this.#lastProblems) {
-      this.#lastProblems = problems;
-      if (problems) {
-        this.#logger.warn(`Reconcile found problems:\n${problems}`);
-      }
+  /**
+   * What a pass found wrong, per system or check, logged when it changes:
+   * a warning with every problem of the subject, or a note that they are
+   * gone.
+   */
+  #reportProblems(scope: 'full' | string[], loaded: LoadedDesiredSlices) {
+    const changes = this.#problems.update(scope, problemsBySubject(loaded));
+    const found = changes.filter(change => change.problems.length > 0);
+    for (const { subject, problems } of found.slice(0, MAX_SUBJECTS_LOGGED)) {
+      this.#logger.warn(
+        `Reconcile found problems with ${describeSubject(subject)}:\n${problems
+          .map(problem => `- ${problem}`)
+          .join('\n')}`,
+      );
+    }
+    if (found.length > MAX_SUBJECTS_LOGGED) {
+      this.#logger.warn(
+        `Reconcile found problems with ${
+          found.length - MAX_SUBJECTS_LOGGED
+        } more systems and checks, not listed`,
+      );
+    }
+    const gone = changes.filter(change => change.problems.length === 0);
+    if (gone.length > 0) {
+      this.#logger.info(
+        `Reconcile finds no more problems with ${gone
+          .slice(0, MAX_SUBJECTS_LOGGED)
+          .map(change => describeSubject(change.subject))
+          .join(', ')}${
+          gone.length > MAX_SUBJECTS_LOGGED
+            ? ` and ${gone.length - MAX_SUBJECTS_LOGGED} more`
+            : ''
+        }`,
+      );
     }
   }
-}
-
-function invalidCheckMessage(invalid: {
-  checkId: string;
-  problems: string[];
-}): string {
-  return `check ${
-    invalid.checkId
-  } runs nowhere until it is fixed: ${invalid.problems.join('; ')}`;
-}
-
-function refusedSliceMessage(refused: {
-  sliceId: string;
-  problems: string[];
-}): string {
-  return `slice ${refused.sliceId} does not run: ${refused.problems.join(
-    '; ',
-  )}`;
 }

@@ -112,6 +112,8 @@ export interface UnresolvedSystem {
  * in the host, a template whose host a placeholder picks, a rendered target
  * whose scheme or host is not the template's), or its environment is no
  * environment name. It runs nowhere; a slice that ran before is removed.
+ * `loadDesiredSlices` adds those its `validateSlice` refuses (a secret
+ * bound for another origin), so the reconciler reports them all alike.
  * @internal
  */
 export interface RefusedSlice extends SliceKey {

@@ -80,23 +80,10 @@ export type CheckSpecValidator = (
   context: { defaultNamespace: string; source: 'catalog' | 'api' },
 ) => Array<{ path: string; reason: string }>;
 
-/**
- * A slice that its check would have but that may not run as rendered (its
- * target takes a secret where the secret may not go).
- * @internal
- */
-export interface RefusedSlice {
-  sliceId: string;
-  checkId: string;
-  /** `path: reason`. */
-  problems: string[];
-}
-
 /** Everything a full reconcile derives, with what it found wrong on the way. */
 export interface LoadedDesiredSlices extends DesiredSliceSet {
   environmentProblems: EnvironmentProblem[];
   invalidChecks: InvalidCheck[];
-  refusedSlices: RefusedSlice[];
 }
 
 /**
@@ -141,7 +128,6 @@ export async function loadDesiredSlices(options: {
       refused: [],
       environmentProblems: [],
       invalidChecks: [],
-      refusedSlices: [],
     };
   }
   // How an entity may write a reference to one of the systems: the catalog
@@ -301,21 +287,24 @@ export async function loadDesiredSlices(options: {
       inScope.has(u.systemRef.toLowerCase()),
     );
   }
-  const refusedSlices: RefusedSlice[] = [];
   if (options.validateSlice) {
+    // Refused with the slices desiredSlices could not render: one list,
+    // reported per system.
     derived.slices = derived.slices.filter(slice => {
       const problems = options.validateSlice!(slice);
       if (problems.length > 0) {
-        refusedSlices.push({
-          sliceId: slice.id,
+        derived.refused.push({
+          id: slice.id,
           checkId: slice.checkId,
-          problems: problems.map(p => `${p.path}: ${p.reason}`),
+          systemRef: slice.systemRef,
+          environment: slice.environment,
+          reason: problems.map(p => `${p.path}: ${p.reason}`).join('; '),
         });
       }
       return problems.length === 0;
     });
   }
-  return { ...derived, environmentProblems, invalidChecks, refusedSlices };
+  return { ...derived, environmentProblems, invalidChecks };
 }
 
 /** `system:ns/name`, `ns/name` and `name`: how an entity may name a system. */
