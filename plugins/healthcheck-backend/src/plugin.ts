@@ -115,6 +115,7 @@ export const healthcheckPlugin = createBackendPlugin({
           config,
           'healthcheck.minimumInterval',
         );
+        const desiredSliceSettings = readDesiredSliceSettings(config);
         const store = await DatabaseHealthcheckStore.create({ database });
         const slices = await DatabaseSliceStore.create({ database });
         const states = await DatabaseStateStore.create({ database });
@@ -157,9 +158,10 @@ export const healthcheckPlugin = createBackendPlugin({
               minIntervalMs,
               secrets,
               ...context,
+              allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
             }),
           validateSlice: slice => sliceSecretProblems(secrets, slice),
-          settings: readDesiredSliceSettings(config),
+          settings: desiredSliceSettings,
           onSystemsChanged: async systemRefs => {
             await transitions.checkSystems(systemRefs);
             await Promise.all(systemRefs.map(ref => rollups.recompute(ref)));

@@ -76,7 +76,7 @@ describe('HealthCheckEntityProcessor', () => {
             target: 'https://{{ system.name }}.staging.example.com/health',
             config: { headers: { Authorization: '${secret:STAGING_TOKEN}' } },
           },
-          'eu west': { target: 'https://eu.example.com/health' },
+          'EU-West': { target: 'https://eu.example.com/health' },
         },
         paused: true,
       }),
@@ -198,7 +198,9 @@ describe('HealthCheckEntityProcessor', () => {
           environmentOverrides: { 'eu west': { url: 'http://x' } },
         }),
       ).toBe(
-        `Invalid HealthCheck 'payments-api': spec.environmentOverrides["eu west"].url: unknown field; the fields here are target, config`,
+        `Invalid HealthCheck 'payments-api', 2 problems:
+- spec.environmentOverrides["eu west"].url: unknown field; the fields here are target, config
+- spec.environmentOverrides["eu west"]: "eu west" is not an environment name: " " is not allowed; an environment name is 1 to 63 letters, digits and "-", starting and ending with a letter or digit, compared in lower case`,
       );
     });
 
@@ -350,6 +352,66 @@ describe('HealthCheckEntityProcessor', () => {
         }),
       ).rejects.toThrow(
         `Invalid HealthCheck 'payments-api': spec: must be an object, not undefined`,
+      );
+    });
+  });
+
+  describe("keeps other teams' values from deciding where a probe goes", () => {
+    it('rejects a target whose host a placeholder picks, at the target and at each override', async () => {
+      const problem = await rejection({
+        ...validSpec,
+        target: 'https://{{ system.name }}/health',
+        environmentOverrides: {
+          staging: { target: 'https://{{ environment.name }}.internal/x' },
+        },
+      });
+      expect(problem).toMatch(
+        /^Invalid HealthCheck 'payments-api', 2 problems:\n- spec\.target: the host "\{\{ system\.name \}\}" is picked by a placeholder, .*healthcheck\.targets\.allowPlaceholderHosts\)\n- spec\.environmentOverrides\.staging\.target: the host "\{\{ environment\.name \}\}\.internal" is picked by a placeholder, /,
+      );
+    });
+
+    it('accepts such a target where an operator allows placeholder hosts', async () => {
+      expect(
+        await rejection(
+          { ...validSpec, target: 'https://{{ system.name }}/health' },
+          new HealthCheckEntityProcessor({ allowPlaceholderHosts: true }),
+        ),
+      ).toBeUndefined();
+    });
+
+    it('accepts a host that ends in labels of its own', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          target: 'https://{{ environment.name }}.payments.example.com/health',
+        }),
+      ).toBeUndefined();
+    });
+
+    it('rejects a placeholder in the port of a tcp target', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          type: 'tcp',
+          target: 'db.example.com:{{ environment.name }}',
+          conditions: [],
+        }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api': spec.target: {{ environment.name }} at position 15 is in the port; write the port in the template`,
+      );
+    });
+
+    it('rejects environment names that are not names, in the filter and as override keys', async () => {
+      expect(
+        await rejection({
+          ...validSpec,
+          environments: ['production', 'evil.example/x?'],
+          environmentOverrides: { 'x@evil.example#': { config: {} } },
+        }),
+      ).toBe(
+        `Invalid HealthCheck 'payments-api', 2 problems:
+- spec.environments[1]: "evil.example/x?" is not an environment name: "." is not allowed; an environment name is 1 to 63 letters, digits and "-", starting and ending with a letter or digit, compared in lower case
+- spec.environmentOverrides["x@evil.example#"]: "x@evil.example#" is not an environment name: "@" is not allowed; an environment name is 1 to 63 letters, digits and "-", starting and ending with a letter or digit, compared in lower case`,
       );
     });
   });

@@ -35,7 +35,7 @@ export const RELATION_MONITORED_BY = 'monitoredBy';
  */
 export type HealthCheckEntityProcessorOptions = Pick<
   HealthCheckSpecValidationOptions,
-  'probeTypes' | 'minIntervalMs' | 'secrets'
+  'probeTypes' | 'minIntervalMs' | 'secrets' | 'allowPlaceholderHosts'
 >;
 
 /**

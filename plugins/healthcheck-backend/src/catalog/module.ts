@@ -5,6 +5,7 @@ import {
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
 import { readConfigDuration } from '../config';
 import { ProbeSecrets } from '../probes/secrets';
+import { readDesiredSliceSettings } from '../reconciler/reconcileSettings';
 import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 
@@ -33,6 +34,8 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
               config,
               'healthcheck.minimumInterval',
             ),
+            allowPlaceholderHosts:
+              readDesiredSliceSettings(config).allowPlaceholderHosts,
           }),
         );
       },

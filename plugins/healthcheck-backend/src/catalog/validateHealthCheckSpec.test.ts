@@ -218,7 +218,7 @@ describe('validateHealthCheckSpec', () => {
             config: { method: 'GET' },
             environmentOverrides: {
               prod: { config: { method: 'HEAD' } },
-              'eu west': { config: { method: 'DELETE' } },
+              '2nd-dc': { config: { method: 'DELETE' } },
               staging: { target: 'https://staging.example.com/x' },
             },
           },
@@ -226,7 +226,7 @@ describe('validateHealthCheckSpec', () => {
         ),
       ).toEqual([
         {
-          path: 'spec.environmentOverrides["eu west"].config.method',
+          path: 'spec.environmentOverrides["2nd-dc"].config.method',
           reason: 'must be one of GET, HEAD',
         },
       ]);

@@ -10,6 +10,8 @@ import {
   healthCheckSpecSchema,
   parseDuration,
   resolveCheckTiming,
+  TargetTemplateOptions,
+  validateCheckEnvironmentNames,
   validateConditions,
 } from '@vigil/plugin-healthcheck-common';
 import type { ProbeType } from '@vigil/plugin-healthcheck-node';
@@ -52,6 +54,8 @@ export interface HealthCheckSpecValidationOptions {
   rootPath?: string;
   /** The namespace of refs that name none, for an entity its own. Default `default`. */
   defaultNamespace?: string;
+  /** `healthcheck.targets.allowPlaceholderHosts`. Default false. */
+  allowPlaceholderHosts?: boolean;
 }
 
 /**
@@ -161,14 +165,41 @@ export function validateHealthCheckSpec(
 
   checkTiming(spec, options, root, report, fine);
 
+  // Where the target goes may not depend on other teams' values: the
+  // template is read by the probe type's syntax (see findTargetTemplateProblems).
+  const targetOptions: TargetTemplateOptions = {
+    probeType: typeof spec.type === 'string' ? spec.type : undefined,
+    allowPlaceholderHosts: options.allowPlaceholderHosts,
+  };
   if (typeof spec.target === 'string' && fine('target')) {
-    for (const reason of findTargetTemplateProblems(spec.target)) {
+    for (const reason of findTargetTemplateProblems(
+      spec.target,
+      targetOptions,
+    )) {
       report(join(root, 'target'), reason);
     }
   }
 
+  for (const problem of validateCheckEnvironmentNames(spec)) {
+    const path =
+      problem.field === 'environments'
+        ? `${join(root, 'environments')}[${problem.index}]`
+        : pathOf(join(root, 'environmentOverrides'), problem.key);
+    // An empty key is the schema's to report, at the overrides themselves.
+    const emptyKey = problem.field === 'environmentOverrides' && !problem.key;
+    if (!seenPaths.has(path) && !emptyKey) {
+      report(path, problem.reason);
+    }
+  }
+
   if (isObject(spec.environmentOverrides)) {
-    checkOverrides(spec.environmentOverrides, root, report, seenPaths);
+    checkOverrides(
+      spec.environmentOverrides,
+      root,
+      report,
+      seenPaths,
+      targetOptions,
+    );
   }
 
   if (Array.isArray(spec.conditions)) {
@@ -413,6 +444,7 @@ function checkOverrides(
   root: string,
   report: (path: string, reason: string) => void,
   seenPaths: Set<string>,
+  targetOptions: TargetTemplateOptions,
 ) {
   const base = join(root, 'environmentOverrides');
   const keyByName = new Map<string, string>();
@@ -436,7 +468,10 @@ function checkOverrides(
       typeof override.target === 'string' &&
       !seenPaths.has(targetPath)
     ) {
-      for (const reason of findTargetTemplateProblems(override.target)) {
+      for (const reason of findTargetTemplateProblems(
+        override.target,
+        targetOptions,
+      )) {
         report(targetPath, reason);
       }
     }

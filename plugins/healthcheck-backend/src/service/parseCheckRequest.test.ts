@@ -2,7 +2,7 @@ import { InvalidCheckError, parseCheckRequest } from './parseCheckRequest';
 
 const spec = {
   type: 'http',
-  target: 'https://{{ system.name }}.example/health',
+  target: 'https://{{ system.name }}.example.com/health',
   systems: ['payments'],
 };
 

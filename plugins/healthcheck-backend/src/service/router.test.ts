@@ -28,7 +28,7 @@ const noCredentials = mockCredentials.none.header();
 
 const paymentsSpec: HealthCheckSpec = {
   type: 'http',
-  target: 'http://payments.{{ environment.name }}.example/health',
+  target: 'http://{{ environment.name }}.payments.example.com/health',
   interval: '30s',
   systems: ['payments'],
 };
