@@ -101,6 +101,7 @@ async function startBackend(
     permissions?: ReturnType<typeof permissionsDenying>;
     onChecksChanged?: (change: ChecksChange) => void;
     runCheck?: (checkId: string) => Promise<CheckRunStarted[]>;
+    allowPlaceholderHosts?: boolean;
   } = {},
 ) {
   const audit = recordingAuditor();
@@ -144,6 +145,7 @@ async function startBackend(
               probeTypes,
               onChecksChanged: options.onChecksChanged,
               runCheck: options.runCheck,
+              allowPlaceholderHosts: options.allowPlaceholderHosts,
             }),
           );
         },
@@ -323,6 +325,37 @@ describe('POST /v1/checks', () => {
         reason: 'must be one of GET, HEAD',
       },
     ]);
+  });
+
+  it('refuses a target whose host is a placeholder unless the operator allows it', async () => {
+    const body = {
+      id: 'any-host',
+      spec: {
+        ...paymentsSpec,
+        target: 'https://{{ system.name }}/health',
+      },
+    };
+    const closed = await startBackend();
+    const refused = await request(closed.server)
+      .post(CHECKS)
+      .set('Authorization', aliceHeader)
+      .send(body);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.problems).toEqual([
+      {
+        path: 'spec.target',
+        reason: expect.stringContaining(
+          'healthcheck.targets.allowPlaceholderHosts',
+        ),
+      },
+    ]);
+
+    const open = await startBackend({ allowPlaceholderHosts: true });
+    const created = await request(open.server)
+      .post(CHECKS)
+      .set('Authorization', aliceHeader)
+      .send(body);
+    expect(created.status).toBe(201);
   });
 
   it('answers 400 for a body that is not JSON, saying so', async () => {

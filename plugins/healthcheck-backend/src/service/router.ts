@@ -66,6 +66,8 @@ export interface RouterOptions {
   minIntervalMs?: number;
   /** The secrets checks may reference; see `validateHealthCheckSpec`. */
   secrets?: Pick<ProbeSecrets, 'findUseProblems'>;
+  /** `healthcheck.targets.allowPlaceholderHosts`; see `validateHealthCheckSpec`. */
+  allowPlaceholderHosts?: boolean;
   /**
    * Called after each successful create, update and delete, with the
    * systems of the check before and after, for a system-scoped reconcile.
@@ -107,6 +109,7 @@ export async function createRouter(
     probeTypes,
     minIntervalMs: options.minIntervalMs,
     secrets: options.secrets,
+    allowPlaceholderHosts: options.allowPlaceholderHosts,
     source: 'api' as const,
   };
 
