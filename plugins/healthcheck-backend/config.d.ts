@@ -61,6 +61,20 @@ export interface Config {
       allowPrivate?: boolean;
     };
 
+    /** Checks declared in the catalog. */
+    checks?: {
+      /**
+       * Which systems a HealthCheck entity may monitor: 'owner', only those
+       * owned by its spec.owner (a check without an owner monitors none);
+       * 'any', every system it names. Anyone who can register a catalog
+       * file can write a HealthCheck naming any system, so 'any' lets one
+       * team attach a failing check to another team's system and page it.
+       * Checks made through the API are judged by permissions instead.
+       * Default 'owner'.
+       */
+      fromCatalog?: 'owner' | 'any';
+    };
+
     /** What the catalog module needs to know to validate HealthCheck entities. */
     catalog?: {
       /**

@@ -227,6 +227,7 @@ export const healthcheckPlugin = createBackendPlugin({
           probeTypes,
           minIntervalMs,
           secrets,
+          allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
           runCheck: createRunCheckNow({
             readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
             runOnce: (slice, at) => probing.engine.runner.runOnce(slice, at),

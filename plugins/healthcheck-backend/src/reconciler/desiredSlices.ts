@@ -39,6 +39,8 @@ export interface ReconcilableCheck {
   spec: HealthCheckSpec;
   intervalMs: number;
   timeoutMs: number;
+  /** The canonical ref of its `spec.owner`, for a HealthCheck entity that names one. */
+  owner?: string;
 }
 
 /**
@@ -52,6 +54,8 @@ export interface SystemEnvironments {
   name: string;
   /** Its effective environments (see `resolveEnvironments`). */
   environments: readonly string[];
+  /** The canonical ref of its `spec.owner`, when it names one. */
+  owner?: string;
 }
 
 /**
@@ -133,6 +137,15 @@ export interface DesiredSliceSet {
 }
 
 /**
+ * Which systems a HealthCheck entity may monitor
+ * (`healthcheck.checks.fromCatalog`): `owner`, only those its owner owns;
+ * `any`, every system it names. Checks made through the API are judged by
+ * permissions instead.
+ * @internal
+ */
+export type ChecksFromCatalog = 'owner' | 'any';
+
+/**
  * How targets are rendered, from `healthcheck.targets`.
  * @internal
  */
@@ -165,6 +178,8 @@ export function desiredSlices(options: {
   checks: readonly ReconcilableCheck[];
   systems: readonly SystemEnvironments[];
   targets?: TargetSettings;
+  /** Default `any`; see {@link ChecksFromCatalog}. */
+  checksFromCatalog?: ChecksFromCatalog;
 }): DesiredSliceSet {
   const systemByRef = new Map<string, KnownSystem>();
   for (const system of options.systems) {
@@ -180,7 +195,12 @@ export function desiredSlices(options: {
           invalid.set(environment, problem);
         }
       }
-      systemByRef.set(ref, { name: system.name, environments, invalid });
+      systemByRef.set(ref, {
+        name: system.name,
+        environments,
+        invalid,
+        owner: system.owner,
+      });
     }
   }
   const result: DesiredSliceSet = {
@@ -203,16 +223,46 @@ export function desiredSlices(options: {
     }
     return compiled;
   };
+  const checksFromCatalog = options.checksFromCatalog ?? 'any';
   for (const check of options.checks) {
     if (check.enabled !== false) {
-      addSlicesOfCheck(check, systemByRef, compile, result);
+      addSlicesOfCheck(check, systemByRef, compile, result, checksFromCatalog);
     }
   }
   return result;
 }
 
+/**
+ * Why a check may not monitor a system under the rule, or `undefined` when
+ * it may: a HealthCheck entity whose owner does not own the system, under
+ * `owner`. Anyone can write a catalog file that names any system; without
+ * this, one team could attach a failing check to another team's system and
+ * page it.
+ * @internal
+ */
+export function catalogAssignmentProblem(
+  check: Pick<ReconcilableCheck, 'source' | 'owner'>,
+  system: { ref: string; owner?: string },
+  rule: ChecksFromCatalog,
+): string | undefined {
+  if (rule === 'any' || check.source.kind !== 'gitops') {
+    return undefined;
+  }
+  if (check.owner !== undefined && check.owner === system.owner) {
+    return undefined;
+  }
+  return `${check.source.entityRef} is ${
+    check.owner ? `owned by ${check.owner}` : 'owned by no one'
+  } and ${system.ref} by ${
+    system.owner ?? 'no one'
+  }; a HealthCheck entity monitors only systems its owner owns (healthcheck.checks.fromCatalog: owner). Give the check spec.owner ${
+    system.owner ?? '(the system has no owner to give)'
+  }, or let the system's owner declare it`;
+}
+
 interface KnownSystem {
   name: string;
+  owner?: string;
   /** Canonical, without duplicates. */
   environments: string[];
   /** Those that are no environment name, with why. */
@@ -226,6 +276,7 @@ function addSlicesOfCheck(
   systemByRef: ReadonlyMap<string, KnownSystem>,
   compile: Compile,
   result: DesiredSliceSet,
+  checksFromCatalog: ChecksFromCatalog,
 ) {
   const { spec } = check;
   const filter = spec.environments
@@ -267,13 +318,18 @@ function addSlicesOfCheck(
       });
       continue;
     }
+    const unassignable = catalogAssignmentProblem(
+      check,
+      { ref: systemRef, owner: system.owner },
+      checksFromCatalog,
+    );
     for (const environment of system.environments) {
       if (filter && !filter.has(environment)) {
         continue;
       }
       const checkId = check.id;
       const id = encodeSliceId({ checkId, systemRef, environment });
-      const invalid = system.invalid.get(environment);
+      const invalid = unassignable ?? system.invalid.get(environment);
       if (invalid) {
         result.refused.push({
           id,

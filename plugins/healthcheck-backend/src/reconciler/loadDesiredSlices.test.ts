@@ -63,6 +63,7 @@ describe('loadDesiredSlices', () => {
           type: 'http',
           target: 'http://127.0.0.1:7010/{{ system.name }}',
           systems: ['system-0', 'system-44'],
+          owner: 'team',
         },
       },
     ];
@@ -215,6 +216,7 @@ describe('loadDesiredSlices', () => {
         settings: {
           environmentsFromMembers: 'any',
           allowPlaceholderHosts: false,
+          checksFromCatalog: 'owner',
         },
       });
       expect(keysOf(result)).toEqual([
@@ -263,7 +265,11 @@ describe('loadDesiredSlices', () => {
               },
             },
           ],
-          settings: { environmentsFromMembers: 'owner', allowPlaceholderHosts },
+          settings: {
+            environmentsFromMembers: 'owner',
+            allowPlaceholderHosts,
+            checksFromCatalog: 'owner',
+          },
         });
       const refused = await load(false);
       expect(refused.slices.filter(s => s.checkId === 'by-name')).toEqual([]);
@@ -276,5 +282,56 @@ describe('loadDesiredSlices', () => {
         allowed.slices.filter(s => s.checkId === 'by-name').map(s => s.target),
       ).toEqual(['https://identity/health', 'https://identity/health']);
     });
+  });
+
+  it('attaches a HealthCheck entity only to systems its owner owns, unless told otherwise', async () => {
+    const entities = [
+      ...['payments', 'shop'].map(name => ({
+        apiVersion: 'backstage.io/v1alpha1',
+        kind: 'System',
+        metadata: { name, namespace: 'default' },
+        spec: { owner: `${name}-team` },
+      })),
+      {
+        apiVersion: HEALTHCHECK_API_VERSION,
+        kind: 'HealthCheck',
+        metadata: { name: 'pager', namespace: 'default' },
+        // The shop team names the payments system too, to page its team.
+        spec: {
+          type: 'http',
+          target: 'http://127.0.0.1:7010/{{ system.name }}',
+          systems: ['payments', 'shop'],
+          owner: 'group:default/shop-team',
+        },
+      },
+    ];
+    const load = (checksFromCatalog: 'owner' | 'any') =>
+      loadDesiredSlices({
+        catalog: catalogServiceMock({ entities }),
+        credentials: mockCredentials.service(),
+        listStoredChecks: async () => [],
+        settings: {
+          environmentsFromMembers: 'owner',
+          allowPlaceholderHosts: false,
+          checksFromCatalog,
+        },
+      });
+
+    const strict = await load('owner');
+    expect(strict.slices.map(slice => slice.systemRef)).toEqual([
+      'system:default/shop',
+    ]);
+    expect(strict.refused).toEqual([
+      expect.objectContaining({
+        systemRef: 'system:default/payments',
+        reason:
+          "healthcheck:default/pager is owned by group:default/shop-team and system:default/payments by group:default/payments-team; a HealthCheck entity monitors only systems its owner owns (healthcheck.checks.fromCatalog: owner). Give the check spec.owner group:default/payments-team, or let the system's owner declare it",
+      }),
+    ]);
+    const open = await load('any');
+    expect(open.slices.map(slice => slice.systemRef).sort()).toEqual([
+      'system:default/payments',
+      'system:default/shop',
+    ]);
   });
 });

@@ -27,6 +27,7 @@ import {
   environmentVocabularyOf,
   EnvironmentProblem,
   groupMembersBySystem,
+  ownerRef,
   resolveEnvironments,
 } from './resolveEnvironments';
 
@@ -48,6 +49,7 @@ const ENVIRONMENT_FIELDS = ['kind', 'metadata.name', 'metadata.namespace'];
 const DEFAULT_SETTINGS: DesiredSliceSettings = {
   environmentsFromMembers: 'owner',
   allowPlaceholderHosts: false,
+  checksFromCatalog: 'owner',
 };
 
 /**
@@ -226,6 +228,7 @@ export async function loadDesiredSlices(options: {
           },
           spec,
           ...resolveCheckTiming(spec),
+          owner: ownerRef(entity),
         },
       ];
     }),
@@ -271,6 +274,7 @@ export async function loadDesiredSlices(options: {
         ref,
         name: system.metadata.name,
         environments: resolved.environments,
+        owner: ownerRef(system),
       };
     },
   );
@@ -279,6 +283,7 @@ export async function loadDesiredSlices(options: {
     checks,
     systems: systemEnvironments,
     targets: { allowPlaceholderHosts: settings.allowPlaceholderHosts },
+    checksFromCatalog: settings.checksFromCatalog,
   });
   if (systemRefs) {
     // Out of scope is not unknown: the other systems were not read.

@@ -40,19 +40,22 @@ describe('readDesiredSliceSettings', () => {
     expect(readDesiredSliceSettings(new ConfigReader({}))).toEqual({
       environmentsFromMembers: 'owner',
       allowPlaceholderHosts: false,
+      checksFromCatalog: 'owner',
     });
   });
 
-  it('reads both opt-outs', () => {
+  it('reads every opt-out', () => {
     const config = new ConfigReader({
       healthcheck: {
         environments: { fromMembers: 'any' },
         targets: { allowPlaceholderHosts: true },
+        checks: { fromCatalog: 'any' },
       },
     });
     expect(readDesiredSliceSettings(config)).toEqual({
       environmentsFromMembers: 'any',
       allowPlaceholderHosts: true,
+      checksFromCatalog: 'any',
     });
   });
 
@@ -63,5 +66,10 @@ describe('readDesiredSliceSettings', () => {
     expect(() => readDesiredSliceSettings(config)).toThrow(
       "Invalid healthcheck.environments.fromMembers 'everyone': use owner or any",
     );
+    expect(() =>
+      readDesiredSliceSettings(
+        new ConfigReader({ healthcheck: { checks: { fromCatalog: 'all' } } }),
+      ),
+    ).toThrow("Invalid healthcheck.checks.fromCatalog 'all': use owner or any");
   });
 });

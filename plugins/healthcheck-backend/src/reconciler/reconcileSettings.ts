@@ -1,6 +1,7 @@
 import { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
 import { readConfigDuration } from '../config';
+import type { ChecksFromCatalog } from './desiredSlices';
 import type { EnvironmentsFromMembers } from './resolveEnvironments';
 
 /**
@@ -51,12 +52,16 @@ export interface DesiredSliceSettings {
   environmentsFromMembers: EnvironmentsFromMembers;
   /** Whether a target's placeholder may pick its host. */
   allowPlaceholderHosts: boolean;
+  /** Which systems a HealthCheck entity may monitor. */
+  checksFromCatalog: ChecksFromCatalog;
 }
 
 const FROM_MEMBERS: readonly EnvironmentsFromMembers[] = ['owner', 'any'];
+const FROM_CATALOG: readonly ChecksFromCatalog[] = ['owner', 'any'];
 
 /**
- * Reads `healthcheck.environments.fromMembers` (`owner` by default) and
+ * Reads `healthcheck.environments.fromMembers` and
+ * `healthcheck.checks.fromCatalog` (`owner` by default) and
  * `healthcheck.targets.allowPlaceholderHosts` (false by default): the
  * safe choice unless an operator opts out.
  * @throws InputError naming the key, for a value it does not know.
@@ -70,7 +75,17 @@ export function readDesiredSliceSettings(config: Config): DesiredSliceSettings {
       `Invalid ${key} '${fromMembers}': use ${FROM_MEMBERS.join(' or ')}`,
     );
   }
+  const checksKey = 'healthcheck.checks.fromCatalog';
+  const checksFromCatalog = config.getOptionalString(checksKey) ?? 'owner';
+  if (!(FROM_CATALOG as readonly string[]).includes(checksFromCatalog)) {
+    throw new InputError(
+      `Invalid ${checksKey} '${checksFromCatalog}': use ${FROM_CATALOG.join(
+        ' or ',
+      )}`,
+    );
+  }
   return {
+    checksFromCatalog: checksFromCatalog as ChecksFromCatalog,
     environmentsFromMembers: fromMembers as EnvironmentsFromMembers,
     allowPlaceholderHosts:
       config.getOptionalBoolean('healthcheck.targets.allowPlaceholderHosts') ??

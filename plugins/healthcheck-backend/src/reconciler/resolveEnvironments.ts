@@ -289,8 +289,9 @@ function leftOut(
 /**
  * The canonical ref of an entity's `spec.owner` (kind `group` and the
  * entity's own namespace when it names none); `undefined` without one.
+ * @internal
  */
-function ownerRef(entity: Entity): string | undefined {
+export function ownerRef(entity: Entity): string | undefined {
   return specRef(entity, 'owner', 'group');
 }
 

@@ -179,7 +179,7 @@ describe('a catalog written by an attacker', () => {
       const errors = await waitFor(
         'the processing errors of the attacks',
         async () => Object.fromEntries(await portal.processingErrors()),
-        found => Object.keys(found).length >= 7,
+        found => Object.keys(found).length >= 8,
       );
       const errorOf = (name: string, namespace = 'attackers') =>
         (errors[`healthcheck:${namespace}/${name}`] ?? []).join('\n');
@@ -188,6 +188,10 @@ describe('a catalog written by an attacker', () => {
       );
       expect(errorOf('attack-exfiltrate', 'default')).toContain(
         `spec.config.body: secret 'PAYMENTS_TOKEN' may not be sent to http://127.0.0.1:${targets.attacker.port}: its allowedOrigins do not include that origin`,
+      );
+      expect(errorOf('attack-any-host')).toContain('spec.target: ');
+      expect(errorOf('attack-any-host')).toContain(
+        'healthcheck.targets.allowPlaceholderHosts',
       );
       expect(errorOf('attack-huge-body')).toContain(
         'spec.config.maxBodyBytes: must be <= 16777216',
@@ -217,13 +221,17 @@ describe('a catalog written by an attacker', () => {
       expect(names).not.toContain('attack-huge-body');
     });
 
-    it("keeps the payments team's own check working, secret and all", async () => {
+    it("keeps the payments team's own check working, secret and all, in its own environments only", async () => {
       const details = await waitFor(
         'payments to be healthy',
         payments,
         body => body.status === 'healthy' && body.healthy === 2,
       );
       expect(details.environmentNames).toEqual(['production', 'staging']);
+      // Only its own check: another team's cannot attach itself to page it.
+      expect(details.checks.map((c: any) => c.checkId)).toEqual([
+        'healthcheck:default/payments-health',
+      ]);
     });
 
     it("never sent the payments team's secret to the attacker's listener", () => {
