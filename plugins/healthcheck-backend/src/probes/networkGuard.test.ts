@@ -165,6 +165,120 @@ describe('checkAddress', () => {
     });
   });
 
+  it('refuses Azure WireServer, which sits in public space, whatever the policy', () => {
+    expect(checkAddress('168.63.129.16', open)).toEqual({
+      allowed: false,
+      reason:
+        '168.63.129.16 is a cloud metadata address (Azure WireServer (guest agent, health probes and DNS))',
+      setting: null,
+    });
+    expect(checkAddress('::ffff:168.63.129.16', open)).toMatchObject({
+      allowed: false,
+      setting: null,
+    });
+    expect(checkAddress('168.63.129.17', closed)).toEqual({ allowed: true });
+  });
+
+  describe('local-use NAT64 (64:ff9b:1::/48), whose prefix length only the translator knows', () => {
+    const privateOnly: NetworkPolicy = {
+      allowLoopback: false,
+      allowPrivate: true,
+    };
+
+    it('stays closed unless allowPrivate, as a non-public range', () => {
+      expect(checkAddress('64:ff9b:1::808:808', closed)).toEqual({
+        allowed: false,
+        reason: '64:ff9b:1::808:808 is local-use NAT64 (64:ff9b:1::/48)',
+        setting: 'healthcheck.network.allowPrivate',
+      });
+    });
+
+    it('allows a public IPv4 address at /96 under allowPrivate, whatever the zero bytes of the prefix put at /48, /56 and /64', () => {
+      expect(checkAddress('64:ff9b:1::808:808', privateOnly)).toEqual({
+        allowed: true,
+      });
+    });
+
+    it.each([
+      // bytes 12-15
+      ['64:ff9b:1::a9fe:a9fe', '169.254.169.254', '/96'],
+      // bytes 9-12, the suffix after it nonzero so /96 reads 254.8.8.8
+      ['64:ff9b:1:0:a9:fea9:fe08:808', '169.254.169.254', '/64'],
+      // bytes 7, 9-11
+      ['64:ff9b:1:a9:fe:a9fe::', '169.254.169.254', '/56'],
+      // bytes 6-7, 9-10
+      ['64:ff9b:1:a9fe:a9:fe00::', '169.254.169.254', '/48'],
+    ])(
+      'refuses %s, which carries %s at %s, whatever the policy',
+      (address, ipv4, position) => {
+        const decision = checkAddress(address, open);
+        expect(decision).toMatchObject({ allowed: false, setting: null });
+        expect(decision.allowed || decision.reason).toContain(
+          `${address} is local-use NAT64 and carries ${ipv4} (${position}), which is a cloud metadata address`,
+        );
+      },
+    );
+
+    it('refuses loopback at any position unless allowLoopback', () => {
+      const address = '64:ff9b:1:0:7f:0:100:0'; // 127.0.0.1 at /64
+      expect(checkAddress(address, privateOnly)).toEqual({
+        allowed: false,
+        reason: `${address} is local-use NAT64 and carries 127.0.0.1 (/64), which is loopback (127.0.0.0/8)`,
+        setting: 'healthcheck.network.allowLoopback',
+      });
+      expect(checkAddress(address, open)).toEqual({ allowed: true });
+    });
+  });
+
+  describe('Teredo (2001::/32)', () => {
+    it('allows an address whose server and client are public', () => {
+      // server 65.54.227.120, client 8.8.8.8 (obfuscated f7f7:f7f7)
+      expect(
+        checkAddress('2001:0:4136:e378:8000:63bf:f7f7:f7f7', closed),
+      ).toEqual({ allowed: true });
+    });
+
+    it("judges the client IPv4 address, which RFC 4380's example obfuscates as 3fff:fdd2", () => {
+      const address = '2001:0:4136:e378:8000:63bf:3fff:fdd2';
+      expect(checkAddress(address, closed)).toEqual({
+        allowed: false,
+        reason: `${address} is Teredo and carries 192.0.2.45 (client), which is documentation (192.0.2.0/24)`,
+        setting: 'healthcheck.network.allowPrivate',
+      });
+    });
+
+    it.each([
+      [
+        '2001:0:4136:e378:8000:63bf:80ff:fffe',
+        '127.0.0.1 (client)',
+        'loopback',
+      ],
+      [
+        '2001:0:4136:e378:8000:63bf:5601:5601',
+        '169.254.169.254 (client)',
+        'a cloud metadata address',
+      ],
+      ['2001:0:a00:1:8000:63bf:f7f7:f7f7', '10.0.0.1 (server)', 'private'],
+      [
+        '2001:0:a9fe:a9fe:8000:63bf:f7f7:f7f7',
+        '169.254.169.254 (server)',
+        'a cloud metadata address',
+      ],
+    ])('refuses %s, which carries %s', (address, carried, range) => {
+      const decision = checkAddress(address, closed);
+      expect(decision).toMatchObject({ allowed: false });
+      expect(decision.allowed || decision.reason).toContain(
+        `${address} is Teredo and carries ${carried}, which is ${range}`,
+      );
+    });
+
+    it('gives the refusal no setting lifts when server and client are both refused', () => {
+      expect(
+        checkAddress('2001:0:a00:1:8000:63bf:5601:5601', open),
+      ).toMatchObject({ allowed: false, setting: null });
+    });
+  });
+
   it.each([['localhost'], ['0177.0.0.1'], ['127.1'], ['0x7f000001'], ['']])(
     'refuses %j, which is not a plain IP address',
     text => {

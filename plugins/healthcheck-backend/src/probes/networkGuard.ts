@@ -73,6 +73,12 @@ export const CLOUD_METADATA_ADDRESSES: ReadonlyArray<{
   { address: 'fd20:ce::254', service: 'GCP instance metadata (IPv6)' },
   { address: '100.100.100.200', service: 'Alibaba Cloud instance metadata' },
   { address: '192.0.0.192', service: 'Oracle Cloud Classic instance metadata' },
+  {
+    // Public address space, reachable from every Azure VM: it hands out the
+    // VM's configuration and certificates to the guest agent.
+    address: '168.63.129.16',
+    service: 'Azure WireServer (guest agent, health probes and DNS)',
+  },
 ];
 
 type RangeRule = {
@@ -129,70 +135,133 @@ const METADATA_BY_ADDRESS = new Map(
   ]),
 );
 
+/**
+ * Where RFC 6052 puts the IPv4 address (bytes 0-15; byte 8 is never used),
+ * for the prefix lengths that fit in or equal a /48 and /96.
+ */
+const RFC6052_IPV4_BYTES: Record<number, number[]> = {
+  48: [6, 7, 9, 10],
+  56: [7, 9, 10, 11],
+  64: [9, 10, 11, 12],
+  96: [12, 13, 14, 15],
+};
+
+function bytesAt(positions: number[]): (bytes: number[]) => number[] {
+  return bytes => positions.map(index => bytes[index]);
+}
+
+/** One place an IPv6 address of an embedding may carry an IPv4 address. */
+interface CarriedPosition {
+  /** Names the place when there are several: `client`, `/64`. */
+  label?: string;
+  extract: (bytes: number[]) => number[];
+}
+
 // IPv6 prefixes whose addresses carry an IPv4 address that traffic ends up
-// at: each is judged by the IPv4 address it carries.
+// at: each is judged by the IPv4 address (or addresses) it carries.
 const EMBEDDING_PREFIXES: Array<{
   range: [ipaddr.IPv6, number];
   name: string;
-  extract: (parts: number[]) => number[];
+  positions: CarriedPosition[];
+  /** The prefix is not public itself: judge its range rule too. */
+  judgePrefix?: boolean;
+  /** Skip places that hold 0.0.0.0/8 (see local-use NAT64). */
+  skipThisNetwork?: boolean;
 }> = [
   {
     range: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'),
     name: 'IPv4-mapped',
-    extract: lastFourBytes,
+    positions: [{ extract: bytesAt(RFC6052_IPV4_BYTES[96]) }],
   },
   {
     range: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'),
     name: 'IPv4-translated',
-    extract: lastFourBytes,
+    positions: [{ extract: bytesAt(RFC6052_IPV4_BYTES[96]) }],
   },
   {
     range: ipaddr.IPv6.parseCIDR('64:ff9b::/96'),
     name: 'NAT64',
-    extract: lastFourBytes,
+    positions: [{ extract: bytesAt(RFC6052_IPV4_BYTES[96]) }],
+  },
+  {
+    // RFC 8215: the operator picks the translator's prefix inside the /48,
+    // of any RFC 6052 length from /48 to /96, and the guard cannot know
+    // which: every place the IPv4 address could be is judged, and one
+    // refusal refuses the address. A place holding 0.0.0.0/8 is skipped:
+    // it is what the zero bytes of an ordinary prefix put there (an address
+    // under 64:ff9b:1::/96 carries 0.0.0.0 at /48 and /56, 0.0.0.x at /64),
+    // and "this network" is no destination (RFC 1122 3.2.1.3; RFC 6890 marks
+    // it not forwardable), so a translator has no other host to hand it to.
+    // Refusing it would refuse every ordinary address of the range.
+    range: ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'),
+    name: 'local-use NAT64',
+    positions: [48, 56, 64, 96].map(length => ({
+      label: `/${length}`,
+      extract: bytesAt(RFC6052_IPV4_BYTES[length]),
+    })),
+    judgePrefix: true,
+    skipThisNetwork: true,
+  },
+  {
+    // RFC 4380: 2001:0:<server>:<flags>:<port ^ 0xffff>:<client ^ 0xffffffff>.
+    // A relay sends the traffic to the client's (public, NAT) address, and
+    // talks to the server; both are judged.
+    range: ipaddr.IPv6.parseCIDR('2001::/32'),
+    name: 'Teredo',
+    positions: [
+      { label: 'server', extract: bytesAt([4, 5, 6, 7]) },
+      {
+        label: 'client',
+        extract: bytes => [12, 13, 14, 15].map(index => bytes[index] ^ 0xff),
+      },
+    ],
   },
   {
     range: ipaddr.IPv6.parseCIDR('2002::/16'),
     name: '6to4',
-    extract: parts => [
-      parts[1] >> 8,
-      parts[1] & 0xff,
-      parts[2] >> 8,
-      parts[2] & 0xff,
-    ],
+    positions: [{ extract: bytesAt([2, 3, 4, 5]) }],
   },
   {
     // IPv4-compatible (deprecated); `::` and `::1` are judged as themselves.
     range: ipaddr.IPv6.parseCIDR('::/96'),
     name: 'IPv4-compatible',
-    extract: lastFourBytes,
+    positions: [{ extract: bytesAt(RFC6052_IPV4_BYTES[96]) }],
   },
 ];
 
-function lastFourBytes(parts: number[]): number[] {
-  return [parts[6] >> 8, parts[6] & 0xff, parts[7] >> 8, parts[7] & 0xff];
-}
+const THIS_NETWORK = ipaddr.IPv4.parseCIDR('0.0.0.0/8');
 
 /**
- * The IPv4 address an IPv6 address carries, if traffic to it ends up at an
- * IPv4 host, with the name of the embedding.
+ * The IPv4 addresses an IPv6 address carries, if traffic to it ends up at
+ * an IPv4 host, with the name of the embedding.
  */
-function embeddedIPv4(
-  address: ipaddr.IPv6,
-): { ipv4: ipaddr.IPv4; via: string } | undefined {
+function embeddedIPv4(address: ipaddr.IPv6):
+  | {
+      via: string;
+      carried: Array<{ ipv4: ipaddr.IPv4; label?: string }>;
+      judgePrefix: boolean;
+    }
+  | undefined {
   const value = address.toNormalizedString();
   if (value === '0:0:0:0:0:0:0:0' || value === '0:0:0:0:0:0:0:1') {
     return undefined;
   }
-  for (const prefix of EMBEDDING_PREFIXES) {
-    if (address.match(prefix.range)) {
-      return {
-        ipv4: new ipaddr.IPv4(prefix.extract(address.parts)),
-        via: prefix.name,
-      };
-    }
+  const prefix = EMBEDDING_PREFIXES.find(entry => address.match(entry.range));
+  if (!prefix) {
+    return undefined;
   }
-  return undefined;
+  const bytes = address.toByteArray();
+  const carried = prefix.positions.map(position => ({
+    ipv4: new ipaddr.IPv4(position.extract(bytes)),
+    label: position.label,
+  }));
+  return {
+    via: prefix.name,
+    carried: prefix.skipThisNetwork
+      ? carried.filter(({ ipv4 }) => !ipv4.match(THIS_NETWORK))
+      : carried,
+    judgePrefix: prefix.judgePrefix ?? false,
+  };
 }
 
 /**
@@ -211,41 +280,14 @@ function parseIpAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
 }
 
 /**
- * Whether a probe may connect to an IP address under a policy. Pure: the
- * same answer for the same input, no DNS.
- *
- * Cloud metadata addresses, link-local, unspecified, broadcast and multicast
- * are refused always; loopback unless `allowLoopback`; private and other
- * non-public unicast ranges unless `allowPrivate`. An IPv6 address that
- * carries an IPv4 address (mapped, translated, NAT64, 6to4, compatible) is
- * judged by the IPv4 address. Anything that is not a plain IP address, such
- * as a hostname or `0177.0.0.1`, is refused: resolve it first.
- *
- * @public
+ * The verdict on one parsed address by the metadata list and the range
+ * rules; `subject` starts the reason (`10.0.0.1 ` or `... which `).
  */
-export function checkAddress(
-  address: string,
+function judgeParsed(
+  judged: ipaddr.IPv4 | ipaddr.IPv6,
+  subject: string,
   policy: NetworkPolicy,
 ): AddressDecision {
-  if (isIP(address) === 0) {
-    return {
-      allowed: false,
-      reason: `'${address}' is not an IP address`,
-      setting: null,
-    };
-  }
-  const parsed = parseIpAddress(address);
-  let judged: ipaddr.IPv4 | ipaddr.IPv6 = parsed;
-  let prefix = '';
-  if (parsed.kind() === 'ipv6') {
-    const embedded = embeddedIPv4(parsed as ipaddr.IPv6);
-    if (embedded) {
-      judged = embedded.ipv4;
-      prefix = `${address} is ${embedded.via} and carries ${embedded.ipv4}, which `;
-    }
-  }
-  const subject = prefix || `${address} `;
-
   const metadataService = METADATA_BY_ADDRESS.get(judged.toNormalizedString());
   if (metadataService) {
     return {
@@ -271,6 +313,68 @@ export function checkAddress(
       : { allowed: false, reason, setting: rule.setting };
   }
   return { allowed: true };
+}
+
+/**
+ * Of several verdicts on one address, the one to give: a refusal no setting
+ * lifts before one a setting lifts, and either before an allowance.
+ */
+function strictest(decisions: AddressDecision[]): AddressDecision {
+  const refusals = decisions.filter(
+    (decision): decision is Extract<AddressDecision, { allowed: false }> =>
+      !decision.allowed,
+  );
+  return (
+    refusals.find(refusal => refusal.setting === null) ??
+    refusals[0] ?? { allowed: true }
+  );
+}
+
+/**
+ * Whether a probe may connect to an IP address under a policy. Pure: the
+ * same answer for the same input, no DNS.
+ *
+ * Cloud metadata addresses, link-local, unspecified, broadcast and multicast
+ * are refused always; loopback unless `allowLoopback`; private and other
+ * non-public unicast ranges unless `allowPrivate`. An IPv6 address that
+ * carries an IPv4 address (mapped, translated, NAT64, 6to4, compatible) is
+ * judged by the IPv4 address; one that may carry several (local-use NAT64 at
+ * each RFC 6052 position, Teredo's server and client) is refused when any of
+ * them is. Anything that is not a plain IP address, such as a hostname or
+ * `0177.0.0.1`, is refused: resolve it first.
+ *
+ * @public
+ */
+export function checkAddress(
+  address: string,
+  policy: NetworkPolicy,
+): AddressDecision {
+  if (isIP(address) === 0) {
+    return {
+      allowed: false,
+      reason: `'${address}' is not an IP address`,
+      setting: null,
+    };
+  }
+  const parsed = parseIpAddress(address);
+  const embedded =
+    parsed.kind() === 'ipv6' ? embeddedIPv4(parsed as ipaddr.IPv6) : undefined;
+  if (!embedded) {
+    return judgeParsed(parsed, `${address} `, policy);
+  }
+  const verdicts = embedded.carried.map(({ ipv4, label }) =>
+    judgeParsed(
+      ipv4,
+      `${address} is ${embedded.via} and carries ${ipv4}${
+        label ? ` (${label})` : ''
+      }, which `,
+      policy,
+    ),
+  );
+  if (embedded.judgePrefix) {
+    verdicts.unshift(judgeParsed(parsed, `${address} `, policy));
+  }
+  return strictest(verdicts);
 }
 
 /**
