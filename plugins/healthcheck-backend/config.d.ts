@@ -50,7 +50,16 @@ export interface Config {
     network?: {
       /**
        * Let probes reach loopback (127.0.0.0/8, ::1). Default false; the demo
-       * and the tests turn it on.
+       * and the tests turn it on, and app-config.production.yaml turns it off
+       * again.
+       *
+       * Risk: loopback is the backend's own host. With it open, anyone who may
+       * write a check (a HealthCheck entity in any catalog repository, or the
+       * API) can make a `tcp` probe connect to any local port and write its
+       * `send` payload there: a command to a local Redis or memcached, a
+       * request to an admin port or a sidecar that trusts local callers. An
+       * `http` probe can likewise call local admin endpoints. Open it only
+       * where nothing on the host listens that a stranger may not drive.
        */
       allowLoopback?: boolean;
       /**
