@@ -172,6 +172,24 @@ describe('http probe', () => {
       });
     });
 
+    it('follows no more than 20 redirects, whatever maxRedirects a module or an old row gives it', async () => {
+      let hops = 0;
+      const origin = await serve((request, response) => {
+        hops++;
+        const n = Number(request.url!.slice(1));
+        response.writeHead(302, { location: `/${n + 1}` }).end();
+      });
+
+      const result = await runProbe(http, `${origin}/0`, {
+        maxRedirects: 1000,
+      });
+
+      expect(result.error?.message).toBe(
+        `Stopped after 20 redirects: ${origin}/20 redirects again, to /21`,
+      );
+      expect(hops).toBe(21);
+    });
+
     it('fails on a redirect to something other than http or https', async () => {
       const origin = await serve((_request, response) =>
         response.writeHead(302, { location: 'file:///etc/passwd' }).end(),
@@ -427,6 +445,18 @@ describe('http probe', () => {
       expect(result.body).toHaveLength(1024 * 1024);
       // The server is still writing when the probe has what it needs.
       expect(written).toBeGreaterThan(1024 * 1024);
+    });
+
+    it('keeps no more than 16 MiB, whatever maxBodyBytes a module or an old row gives it', async () => {
+      const sixteenMiB = 16 * 1024 * 1024;
+      const origin = await serve((_request, response) =>
+        response.end(Buffer.alloc(sixteenMiB + 1024, 'w')),
+      );
+
+      const result = await runProbe(http, origin, { maxBodyBytes: 2 ** 30 });
+
+      expect(result).toMatchObject({ ok: true, bodyTruncated: true });
+      expect(result.body).toHaveLength(sixteenMiB);
     });
 
     it('does not call a body of exactly the cap truncated', async () => {

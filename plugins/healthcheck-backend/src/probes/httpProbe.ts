@@ -20,6 +20,7 @@ import {
   peerCertificateReport,
 } from './peerCertificates';
 import { describeProbeError, ProbeConfigError } from './probeErrors';
+import { clampWholeNumber } from './probeLimits';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
 import { type ProbeSecrets, targetOrigin } from './secrets';
@@ -57,6 +58,7 @@ export const HTTP_PROBE_DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
 } as const;
 
+/** The most redirects and body bytes a check may ask for; applied at run time too. */
 const MAX_REDIRECTS_LIMIT = 20;
 const MAX_BODY_BYTES_LIMIT = 16 * 1024 * 1024;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -276,10 +278,14 @@ export function createHttpProbeType(
     let url = parseHttpUrl(target);
     const followRedirects =
       config.followRedirects ?? HTTP_PROBE_DEFAULTS.followRedirects;
-    const maxRedirects =
-      config.maxRedirects ?? HTTP_PROBE_DEFAULTS.maxRedirects;
-    const maxBodyBytes =
-      config.maxBodyBytes ?? HTTP_PROBE_DEFAULTS.maxBodyBytes;
+    const maxRedirects = clampWholeNumber(config.maxRedirects, {
+      fallback: HTTP_PROBE_DEFAULTS.maxRedirects,
+      max: MAX_REDIRECTS_LIMIT,
+    });
+    const maxBodyBytes = clampWholeNumber(config.maxBodyBytes, {
+      fallback: HTTP_PROBE_DEFAULTS.maxBodyBytes,
+      max: MAX_BODY_BYTES_LIMIT,
+    });
     // Secrets are resolved for the first hop's origin, which their
     // allowedOrigins must include; redirects elsewhere leave them behind.
     const firstHop = targetOrigin('http', url.href);

@@ -3,6 +3,17 @@ import type {
   ProbeCertificate,
   ProbeCertificateReport,
 } from '@vigil/plugin-healthcheck-node';
+import { truncateText } from './probeLimits';
+
+/**
+ * What a report keeps of a chain, whatever the peer sends: real chains have
+ * two to four certificates, and names of a few hundred characters (a shared
+ * certificate may list a few hundred alternative names).
+ */
+const MAX_CHAIN_CERTIFICATES = 10;
+const MAX_NAME_CHARS = 1024;
+const MAX_SUBJECT_ALT_NAME_CHARS = 16 * 1024;
+const MAX_FIELD_CHARS = 128;
 
 /**
  * The longest `ca` a check may give, in characters: a bundle of a few dozen
@@ -32,15 +43,21 @@ function toIsoDate(openSslDate: string): string {
 
 function summarize(certificate: DetailedPeerCertificate): ProbeCertificate {
   const summary: ProbeCertificate = {
-    subject: formatName(certificate.subject as any),
-    issuer: formatName(certificate.issuer as any),
-    validFrom: toIsoDate(certificate.valid_from),
-    validTo: toIsoDate(certificate.valid_to),
-    serialNumber: certificate.serialNumber,
+    subject: truncateText(
+      formatName(certificate.subject as any),
+      MAX_NAME_CHARS,
+    ),
+    issuer: truncateText(formatName(certificate.issuer as any), MAX_NAME_CHARS),
+    validFrom: truncateText(toIsoDate(certificate.valid_from), MAX_FIELD_CHARS),
+    validTo: truncateText(toIsoDate(certificate.valid_to), MAX_FIELD_CHARS),
+    serialNumber: truncateText(certificate.serialNumber, MAX_FIELD_CHARS),
     fingerprint256: certificate.fingerprint256,
   };
   if (certificate.subjectaltname) {
-    summary.subjectAltName = certificate.subjectaltname;
+    summary.subjectAltName = truncateText(
+      certificate.subjectaltname,
+      MAX_SUBJECT_ALT_NAME_CHARS,
+    );
   }
   return summary;
 }
@@ -48,7 +65,8 @@ function summarize(certificate: DetailedPeerCertificate): ProbeCertificate {
 /**
  * The chain a connected TLS socket's peer presented, leaf first, and
  * whether it verified. A self-signed root names itself as its issuer, so
- * the walk stops at the first certificate it has already seen.
+ * the walk stops at the first certificate it has already seen, and after
+ * the first ten; long names are cut.
  * @internal
  */
 export function peerCertificateReport(
@@ -61,7 +79,8 @@ export function peerCertificateReport(
   while (
     current &&
     current.fingerprint256 &&
-    !seen.has(current.fingerprint256)
+    !seen.has(current.fingerprint256) &&
+    chain.length < MAX_CHAIN_CERTIFICATES
   ) {
     seen.add(current.fingerprint256);
     chain.push(summarize(current));

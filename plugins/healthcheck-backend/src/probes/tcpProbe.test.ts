@@ -259,6 +259,59 @@ describe('tcp probe', () => {
     });
   });
 
+  it('keeps no more than 64 KiB of an answer without the pattern, however large the chunks', async () => {
+    const port = await serve(socket => {
+      // A small chunk first, so the large one lands on a partly full buffer.
+      socket.write('x'.repeat(100));
+      setTimeout(() => socket.write('y'.repeat(200_000)), 20);
+    });
+
+    const result = await runProbe(tcp, `127.0.0.1:${port}`, {
+      expect: 'never',
+    });
+
+    expect(result).toMatchObject({
+      ok: false,
+      connected: true,
+      error: {
+        kind: 'other',
+        message: `127.0.0.1:${port} sent 65536 bytes without never`,
+      },
+    });
+    expect(result.body).toHaveLength(64 * 1024);
+  });
+
+  it('refuses to send more than 64 KiB, whatever a module or an old row gives it', async () => {
+    let received = 0;
+    const port = await serve(socket =>
+      socket.on('data', data => {
+        received += data.length;
+      }),
+    );
+
+    const result = await runProbe(tcp, `127.0.0.1:${port}`, {
+      send: 'z'.repeat(64 * 1024 + 1),
+    });
+
+    expect(result.error).toEqual({
+      kind: 'config',
+      message: 'send is 65537 bytes; a tcp probe sends at most 65536',
+    });
+    expect(result.connected).toBeUndefined();
+    expect(received).toBe(0);
+  });
+
+  it('counts the payload in bytes, not characters', async () => {
+    const result = await runProbe(tcp, '127.0.0.1:1', {
+      send: 'é'.repeat(32 * 1024 + 1),
+    });
+
+    expect(result.error).toEqual({
+      kind: 'config',
+      message: 'send is 65538 bytes; a tcp probe sends at most 65536',
+    });
+  });
+
   it('refuses a pattern that does not compile as config', async () => {
     const result = await runProbe(tcp, '127.0.0.1:1', { expect: '/(/' });
 

@@ -10,6 +10,7 @@ import {
   assertLiteralAddressAllowed,
   createGuardedLookup,
 } from './networkGuard';
+import { ProbeConfigError } from './probeErrors';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
 import { watchProbeSocket } from './probeSocket';
@@ -36,8 +37,11 @@ export interface TcpProbeConfig {
   expect?: string;
 }
 
-/** The longest `send` payload; a probe says hello, it does not upload. */
-const MAX_SEND_CHARS = 64 * 1024;
+/**
+ * The longest `send` payload, in bytes once its secrets are filled in (and
+ * so in characters too); a probe says hello, it does not upload.
+ */
+const MAX_SEND_BYTES = 64 * 1024;
 
 /** How much of the peer's answer a probe keeps while waiting for `expect`. */
 const MAX_RECEIVED_BYTES = 64 * 1024;
@@ -50,7 +54,7 @@ export const tcpProbeConfigSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    send: { type: 'string', maxLength: MAX_SEND_CHARS },
+    send: { type: 'string', maxLength: MAX_SEND_BYTES },
     expect: { type: 'string', minLength: 1, maxLength: 1024 },
   },
 } as const;
@@ -95,6 +99,17 @@ export function createTcpProbeType(
             path: 'send',
             origin: targetOrigin('tcp', target),
           });
+    if (
+      payload !== undefined &&
+      Buffer.byteLength(payload, 'utf8') > MAX_SEND_BYTES
+    ) {
+      throw new ProbeConfigError(
+        `send is ${Buffer.byteLength(
+          payload,
+          'utf8',
+        )} bytes; a tcp probe sends at most ${MAX_SEND_BYTES}`,
+      );
+    }
     const expected =
       config.expect === undefined
         ? undefined
@@ -158,8 +173,10 @@ export function createTcpProbeType(
         });
         socket.once('close', () => watcher.dispose());
         socket.on('data', (chunk: Buffer) => {
-          receivedBytes += chunk.length;
-          watcher.append(decoder.write(chunk));
+          // What is past the cap is never kept, however large the chunk.
+          const kept = chunk.subarray(0, MAX_RECEIVED_BYTES - receivedBytes);
+          receivedBytes += kept.length;
+          watcher.append(decoder.write(kept));
           progress.partial.body = watcher.text;
           if (receivedBytes >= MAX_RECEIVED_BYTES && !watcher.finish()) {
             settle({
