@@ -68,6 +68,29 @@ export interface Config {
        * false. Link-local and cloud metadata addresses are refused always.
        */
       allowPrivate?: boolean;
+
+      /**
+       * How probes look names up: with c-ares on the event loop, never with
+       * getaddrinfo on libuv's small thread pool, where names that never
+       * answer would queue every other lookup behind them. `localhost` and
+       * `*.localhost` are loopback; the hosts file (read at the first lookup,
+       * again when older than 30 s) answers before DNS; the search list and
+       * ndots of resolv.conf apply.
+       */
+      dns?: {
+        /**
+         * One lookup, waiting for a free slot included, as a duration.
+         * Default 5s.
+         */
+        timeout?: string;
+        /** Lookups asking DNS at once. Default 128. */
+        maxInFlight?: number;
+        /**
+         * Lookups waiting for a slot; one more fails at once with a clear
+         * error. Default 1024.
+         */
+        maxQueued?: number;
+      };
     };
 
     /** Checks declared in the catalog. */

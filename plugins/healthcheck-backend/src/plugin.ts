@@ -17,6 +17,7 @@ import { validateHealthCheckSpec } from './catalog/validateHealthCheckSpec';
 import { createProbingInstance } from './executor/createProbingInstance';
 import { createRunCheckNow } from './executor/runCheckNow';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
+import { CaresAddressResolver } from './probes/CaresAddressResolver';
 import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeSecrets } from './probes/secrets';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
@@ -108,6 +109,7 @@ export const healthcheckPlugin = createBackendPlugin({
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
           secrets,
+          resolve: CaresAddressResolver.fromConfig(config).resolve,
         })) {
           probeTypes.add(probeType);
         }

@@ -2,10 +2,15 @@
  * The `dns` probe type: one query for one record type, against the system's
  * resolver or a configured server, with the answers and the response code.
  */
-import { lookup as dnsLookup, type LookupAddress, Resolver } from 'node:dns';
+import { Resolver } from 'node:dns';
 import { isIP } from 'node:net';
 import type { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
-import { checkAddress, NetworkGuardError } from './networkGuard';
+import { defaultAddressResolver } from './CaresAddressResolver';
+import {
+  type AddressResolver,
+  checkAddress,
+  NetworkGuardError,
+} from './networkGuard';
 import { ProbeConfigError } from './probeErrors';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
@@ -142,13 +147,14 @@ function queryWithResolver(
   });
 }
 
-function queryWithSystemLookup(name: string, family: 4 | 6): Promise<string[]> {
+function queryWithAddressResolver(
+  resolveAddresses: AddressResolver,
+  name: string,
+  family: 4 | 6,
+): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    dnsLookup(
-      name,
-      { family, all: true },
-      (error, addresses: LookupAddress[]) =>
-        error ? reject(error) : resolve(addresses.map(entry => entry.address)),
+    resolveAddresses(name, { family, all: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses.map(entry => entry.address)),
     );
   });
 }
@@ -176,9 +182,9 @@ function serverAddress(
 
 /**
  * Creates the `dns` probe type. Without a configured server, A and AAAA
- * queries go through the operating system's resolver (`getaddrinfo`, so
- * `/etc/hosts` counts, as it does for every other probe) and the other
- * types through the name servers the system is configured with.
+ * queries go through the probes' address resolver (the hosts file and the
+ * search list count, as they do for every other probe) and the other types
+ * through the name servers the system is configured with.
  *
  * @public
  */
@@ -218,7 +224,11 @@ export function createDnsProbeType(
     let answers: string[];
     try {
       if (!server && (recordType === 'A' || recordType === 'AAAA')) {
-        answers = await queryWithSystemLookup(name, recordType === 'A' ? 4 : 6);
+        answers = await queryWithAddressResolver(
+          options.resolve ?? defaultAddressResolver(),
+          name,
+          recordType === 'A' ? 4 : 6,
+        );
       } else {
         // Its own timeout is longer than the probe's, so the deadline speaks.
         const resolver = new Resolver({ timeout: timeoutMs + 1000, tries: 1 });

@@ -8,11 +8,12 @@
  * policy allows, so the address judged is the address connected to and a
  * rebinding DNS server cannot slip a second answer past it.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '@backstage/config';
 import ipaddr from 'ipaddr.js';
+import { defaultAddressResolver } from './CaresAddressResolver';
 
 /**
  * Which non-public ranges probes may reach. Both default to `false`.
@@ -453,16 +454,16 @@ export type AddressResolver = (
   ) => void,
 ) => void;
 
-const systemResolver: AddressResolver = (hostname, options, callback) =>
-  dnsLookup(hostname, options, callback);
-
 /**
  * Options of {@link createGuardedLookup}.
  * @public
  */
 export interface GuardedLookupOptions {
   policy: NetworkPolicy;
-  /** How names become addresses; the operating system's resolver by default. */
+  /**
+   * How names become addresses; by default c-ares with the system's hosts
+   * file and search list, off libuv's thread pool (see CaresAddressResolver).
+   */
   resolve?: AddressResolver;
   /** Told of each lookup, to time the DNS phase of a probe. */
   onLookup?: (event: {
@@ -483,7 +484,7 @@ export interface GuardedLookupOptions {
 export function createGuardedLookup(
   options: GuardedLookupOptions,
 ): LookupFunction {
-  const resolve = options.resolve ?? systemResolver;
+  const resolve = options.resolve ?? defaultAddressResolver();
   const guardedLookup = (
     hostname: string,
     lookupOptions: { family?: number; hints?: number; all?: boolean },

@@ -13,6 +13,8 @@ describe('classifyProbeError', () => {
     ['ECONNREFUSED', 'refused'],
     ['ENOTFOUND', 'dns'],
     ['EAI_AGAIN', 'dns'],
+    ['EVIGIL_DNS_BUSY', 'dns'],
+    ['ETIMEOUT', 'timeout'],
     ['ECONNRESET', 'reset'],
     ['EPIPE', 'reset'],
     ['UND_ERR_SOCKET', 'reset'],

@@ -17,6 +17,7 @@ export class ProbeConfigError extends Error {
 const KIND_BY_CODE: Record<string, ProbeErrorKind> = {
   EVIGIL_GUARD: 'guard',
   EVIGIL_PROBE_CONFIG: 'config',
+  EVIGIL_DNS_BUSY: 'dns',
   ECONNREFUSED: 'refused',
   ENOTFOUND: 'dns',
   ENODATA: 'dns',

@@ -11,8 +11,9 @@ export interface BuiltinProbeTypeOptions {
   /** `healthcheck.secrets`, for `${secret:NAME}` and for redaction. */
   secrets: ProbeSecrets;
   /**
-   * How hostnames become addresses before the guard judges them; the
-   * operating system's resolver (`dns.lookup`) by default.
+   * How hostnames become addresses before the guard judges them; by default
+   * c-ares with the system's hosts file and search list, off libuv's thread
+   * pool (see CaresAddressResolver). Never `dns.lookup`.
    */
   resolve?: AddressResolver;
 }

@@ -92,6 +92,11 @@ export type DnsTestZone = Record<
 
 const DNS_TYPE_A = 1;
 const DNS_TYPE_TXT = 16;
+const DNS_TYPE_NAMES: Record<number, string> = {
+  1: 'A',
+  16: 'TXT',
+  28: 'AAAA',
+};
 const DNS_RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3 } as const;
 
 function readQuestion(message: Buffer): {
@@ -120,18 +125,29 @@ function answerRecord(type: number, data: Buffer): Buffer {
   return Buffer.concat([header, data]);
 }
 
+/** A running test DNS server, and the questions it was asked. */
+export interface LoopbackDnsServer extends LoopbackServer {
+  /** `name TYPE` per question, in arrival order: `app.test A`. */
+  readonly questions: string[];
+}
+
 /**
  * A UDP DNS server on 127.0.0.1 that answers one question per message from
  * a fixed zone: A and TXT records, NXDOMAIN, SERVFAIL, or no answer at all.
- * Names not in the zone are NXDOMAIN.
+ * Names not in the zone are NXDOMAIN, or what `otherNames` says.
  */
 export async function startDnsServer(
   zone: DnsTestZone,
-): Promise<LoopbackServer> {
+  options: { otherNames?: 'NXDOMAIN' | 'SILENT' } = {},
+): Promise<LoopbackDnsServer> {
   const socket = createSocket('udp4');
+  const questions: string[] = [];
   socket.on('message', (query: Buffer, peer: RemoteInfo) => {
     const question = readQuestion(query);
-    const entry = zone[question.name] ?? 'NXDOMAIN';
+    questions.push(
+      `${question.name} ${DNS_TYPE_NAMES[question.type] ?? question.type}`,
+    );
+    const entry = zone[question.name] ?? options.otherNames ?? 'NXDOMAIN';
     if (entry === 'SILENT') {
       return;
     }
@@ -166,6 +182,7 @@ export async function startDnsServer(
   await new Promise<void>(resolve => socket.bind(0, '127.0.0.1', resolve));
   return {
     port: socket.address().port,
+    questions,
     close: () => new Promise<void>(resolve => socket.close(() => resolve())),
   };
 }
