@@ -1,8 +1,10 @@
 import {
   createDnsProbeType,
   formatDnsAnswer,
+  keepDnsAnswers,
   rcodeOfDnsError,
 } from './dnsProbe';
+import type { AddressResolver } from './networkGuard';
 import { ProbeSecrets } from './secrets';
 import {
   type LoopbackServer,
@@ -125,6 +127,46 @@ describe('dns probe', () => {
       message:
         "DNS server 'dns.example.com' must be an IP address, optionally with a port",
     });
+  });
+});
+
+describe('what a dns probe keeps of the answers', () => {
+  it('keeps the first 100 of the addresses a resolver gives, and says so', async () => {
+    const flood: AddressResolver = (_name, _options, callback) =>
+      callback(
+        null,
+        Array.from({ length: 1000 }, (_, n) => ({
+          address: `203.0.${n >> 8}.${n & 0xff}`,
+          family: 4,
+        })),
+      );
+    const probe = createDnsProbeType({
+      networkPolicy: LOOPBACK_ALLOWED,
+      secrets,
+      resolve: flood,
+    });
+
+    const result = await runProbe(probe, 'flood.test', {});
+
+    expect(result).toMatchObject({ ok: true, bodyTruncated: true });
+    expect(result.dnsAnswers).toHaveLength(100);
+    expect(result.dnsAnswers?.[99]).toBe('203.0.0.99');
+  });
+
+  it('keeps answers within the limits as they are', () => {
+    expect(keepDnsAnswers(['a', 'b'])).toEqual({
+      answers: ['a', 'b'],
+      truncated: false,
+    });
+  });
+
+  it('cuts each answer to 4 KiB and all of them to 64 KiB', () => {
+    const kept = keepDnsAnswers(Array(50).fill('t'.repeat(10_000)));
+
+    expect(kept.truncated).toBe(true);
+    expect(kept.answers).toHaveLength(16);
+    expect(kept.answers[0]).toHaveLength(4096);
+    expect(kept.answers.join('').length).toBeLessThanOrEqual(64 * 1024);
   });
 });
 

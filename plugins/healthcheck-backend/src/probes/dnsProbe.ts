@@ -12,6 +12,7 @@ import {
   NetworkGuardError,
 } from './networkGuard';
 import { ProbeConfigError } from './probeErrors';
+import { truncateText } from './probeLimits';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
 import { parseHostPort } from './targets';
@@ -109,6 +110,42 @@ export function formatDnsAnswer(record: AnyRecord): string {
     return `${record.priority} ${record.exchange}`;
   }
   return `${record.priority} ${record.weight} ${record.port} ${record.name}`;
+}
+
+/**
+ * What a result keeps of the answers, whatever a server sends (a reply over
+ * TCP holds up to 64 KiB): the first answers, each cut to a length, and all
+ * of them to a total.
+ */
+const MAX_DNS_ANSWERS = 100;
+const MAX_DNS_ANSWER_CHARS = 4 * 1024;
+const MAX_DNS_ANSWERS_TOTAL_CHARS = 64 * 1024;
+
+/**
+ * The answers a result keeps, in order: at most 100, each at most 4 KiB and
+ * together at most 64 KiB, and whether any were cut or left out.
+ * @internal
+ */
+export function keepDnsAnswers(answers: readonly string[]): {
+  answers: string[];
+  truncated: boolean;
+} {
+  const kept: string[] = [];
+  let total = 0;
+  for (const answer of answers.slice(0, MAX_DNS_ANSWERS)) {
+    const text = truncateText(answer, MAX_DNS_ANSWER_CHARS);
+    if (total + text.length > MAX_DNS_ANSWERS_TOTAL_CHARS) {
+      break;
+    }
+    kept.push(text);
+    total += text.length;
+  }
+  return {
+    answers: kept,
+    truncated:
+      kept.length < answers.length ||
+      kept.some((text, index) => text !== answers[index]),
+  };
 }
 
 function queryWithResolver(
@@ -248,11 +285,13 @@ export function createDnsProbeType(
       }
       return { ok: true, dnsRcode: rcode, dnsAnswers: [], body: '' };
     }
+    const kept = keepDnsAnswers(answers);
     return {
       ok: true,
       dnsRcode: 'NOERROR',
-      dnsAnswers: answers,
-      body: answers.join('\n'),
+      dnsAnswers: kept.answers,
+      body: kept.answers.join('\n'),
+      ...(kept.truncated ? { bodyTruncated: true } : {}),
     };
   }
 }
