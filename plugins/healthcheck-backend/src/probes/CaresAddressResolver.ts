@@ -216,6 +216,8 @@ export class CaresAddressResolver {
     let settled = false;
     let started = false;
     let resolver: Resolver | undefined;
+    // Set once the lookup is admitted, which is before it can finish.
+    const timer: { deadline?: NodeJS.Timeout } = {};
     const finish = (
       error: NodeJS.ErrnoException | null,
       addresses: LookupAddress[],
@@ -224,7 +226,7 @@ export class CaresAddressResolver {
         return;
       }
       settled = true;
-      clearTimeout(deadline);
+      clearTimeout(timer.deadline);
       if (started) {
         resolver?.cancel();
         this.#gate.release();
@@ -239,10 +241,11 @@ export class CaresAddressResolver {
         `Looking up ${hostname} timed out after ${timeoutMs} ms, waiting behind ${maxInFlight} lookups in flight`,
       );
     const deadlineAt = performance.now() + timeoutMs;
+    let entering = true;
     const entry = this.#gate.enter(() => {
       started = true;
-      // A slot freed as the deadline falls: not worth a query.
-      if (deadlineAt - performance.now() < MIN_LOOKUP_MS) {
+      // A slot freed for a waiter as its deadline falls: not worth a query.
+      if (!entering && deadlineAt - performance.now() < MIN_LOOKUP_MS) {
         finish(timedOutWaiting(), []);
         return;
       }
@@ -252,6 +255,7 @@ export class CaresAddressResolver {
         error => finish(error, []),
       );
     });
+    entering = false;
     if (!entry.admitted) {
       callback(
         lookupError(
@@ -263,7 +267,7 @@ export class CaresAddressResolver {
       );
       return;
     }
-    const deadline = setTimeout(() => {
+    timer.deadline = setTimeout(() => {
       const waited = !started && entry.withdraw();
       finish(
         waited
