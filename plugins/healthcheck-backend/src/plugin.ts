@@ -232,7 +232,7 @@ export const healthcheckPlugin = createBackendPlugin({
           allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
           runCheck: createRunCheckNow({
             readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
-            runOnce: (slice, at) => probing.engine.runner.runOnce(slice, at),
+            runNow: (slice, at) => probing.engine.runner.runNow(slice, at),
             logger,
           }),
           // An edit through the API converges its systems at once, and

@@ -308,6 +308,147 @@ describe('SliceRunner', () => {
     });
   });
 
+  describe('run now', () => {
+    /** A probe type whose runs hang until released, in order. */
+    function heldProbe() {
+      const releases: Array<() => void> = [];
+      const probe: ProbeType & { calls: number } = {
+        type: 'scripted',
+        calls: 0,
+        run: () => {
+          probe.calls++;
+          return new Promise<ProbeResult>(resolve => {
+            releases.push(() =>
+              resolve({ ok: true, durationMs: 1, status: 200 }),
+            );
+          });
+        },
+      };
+      return { probe, releaseAll: () => releases.splice(0).forEach(r => r()) };
+    }
+    const settle = () => new Promise(resolve => setImmediate(resolve));
+    const other = { ...slice, id: `${slice.id}-2`, target: 'http://other' };
+
+    it('waits for a slot of the bulkhead like any tick', async () => {
+      const { probe, releaseAll } = heldProbe();
+      const bulkhead = new Bulkhead({ concurrency: 2, laneCapacity: 1 });
+      const { runner } = runnerWith([probe], { bulkhead });
+
+      const scheduled = runner.runTick(tick(Date.now(), 1, other));
+      const runs = [
+        runner.runNow(slice),
+        runner.runNow({ ...slice, id: `${slice.id}-3` }),
+      ];
+      await settle();
+
+      expect(probe.calls).toBe(2);
+      expect(bulkhead.stats()).toMatchObject({ inFlight: 2, queueLength: 1 });
+      releaseAll();
+      await settle();
+      expect(probe.calls).toBe(3);
+      releaseAll();
+      const records = await Promise.all(runs.map(run => run.done));
+      await scheduled;
+      expect(records.map(record => record?.lane)).toEqual(['normal', 'normal']);
+    });
+
+    it('answers a run now of a slice whose run now is under way with that run, and probes once', async () => {
+      const { probe, releaseAll } = heldProbe();
+      const { runner, records } = runnerWith([probe]);
+
+      const first = runner.runNow(slice, 1_000);
+      const again = runner.runNow(slice, 2_000);
+      await settle();
+
+      expect(first).toMatchObject({
+        runId: `${slice.id}@1000`,
+        joined: false,
+      });
+      expect(again).toMatchObject({ runId: `${slice.id}@1000`, joined: true });
+      expect(probe.calls).toBe(1);
+      releaseAll();
+      expect(await again.done).toBe(await first.done);
+      expect(records).toHaveLength(1);
+
+      const later = runner.runNow(slice, 3_000);
+      expect(later).toMatchObject({ runId: `${slice.id}@3000`, joined: false });
+      await settle();
+      releaseAll();
+      await later.done;
+      expect(probe.calls).toBe(2);
+    });
+
+    it('joins a scheduled run of the slice under way instead of probing beside it', async () => {
+      const { probe, releaseAll } = heldProbe();
+      const { runner } = runnerWith([probe]);
+
+      const scheduled = runner.runTick(tick(10_000));
+      const run = runner.runNow(slice, 12_345);
+      await settle();
+
+      expect(run).toMatchObject({ runId: `${slice.id}@10000`, joined: true });
+      expect(probe.calls).toBe(1);
+      releaseAll();
+      expect((await run.done)?.scheduledAt).toBe(10_000);
+      await scheduled;
+    });
+
+    it('defers a scheduled tick that falls due while a run now of the slice is under way, and gives its claim back', async () => {
+      const { probe, releaseAll } = heldProbe();
+      const released: Array<{ sliceId: string; scheduledAt: number }> = [];
+      const claims: TickClaims = {
+        claim: async ticks => [...ticks],
+        release: async ticks => {
+          released.push(...ticks);
+        },
+        complete: async () => {},
+      };
+      const { runner } = runnerWith([probe], { claims });
+
+      const run = runner.runNow(slice, 5_000);
+      await settle();
+      const scheduled = await runner.runTick(tick(10_000));
+
+      expect(scheduled).toBeUndefined();
+      expect(runner.stats().deferred.in_flight).toBe(1);
+      expect(released).toEqual([{ sliceId: slice.id, scheduledAt: 10_000 }]);
+      releaseAll();
+      expect((await run.done)?.scheduledAt).toBe(5_000);
+      expect(probe.calls).toBe(1);
+    });
+
+    it('is deferred by the bulkhead like any tick when its slice is suspect and the lane is full', async () => {
+      const bulkhead = new Bulkhead({
+        concurrency: 4,
+        laneCapacity: 1,
+        suspectAfterRuns: 1,
+      });
+      for (const s of [slice, other]) {
+        bulkhead.prime(s.id, [
+          {
+            outcome: 'fail',
+            durationMs: 2000,
+            timeoutMsUsed: 2000,
+            errorKind: 'timeout',
+            fullTimeoutProbe: true,
+          },
+        ]);
+      }
+      const { probe, releaseAll } = heldProbe();
+      const { runner, records } = runnerWith([probe], { bulkhead });
+
+      const first = runner.runNow(other);
+      await settle();
+      const second = runner.runNow(slice);
+
+      expect(await second.done).toBeUndefined();
+      expect(runner.stats().deferred.lane_full).toBe(1);
+      releaseAll();
+      await first.done;
+      expect(records.map(r => r.sliceId)).toEqual([other.id]);
+    });
+  });
+
   describe('with claims shared by several instances', () => {
     function fakeClaims(wins: (sliceId: string) => boolean) {
       const claimed: Array<{ sliceId: string; scheduledAt: number }> = [];

@@ -106,6 +106,30 @@ export interface TickClaims {
   complete(record: RunRecord): Promise<void>;
 }
 
+/**
+ * A run of a slice asked for now: its id, whether it is one already under
+ * way (joined), and its record once it has one (`undefined` when the run
+ * was not claimed here or the bulkhead deferred it).
+ */
+export interface RunNowStarted {
+  /** `<sliceId>@<epoch ms>`: the slice and the time the run is recorded at. */
+  readonly runId: string;
+  readonly joined: boolean;
+  readonly done: Promise<RunRecord | undefined>;
+}
+
+/** The run of a slice under way on this instance: at most one a slice. */
+interface RunUnderWay {
+  readonly runId: string;
+  /** Asked for now (by a person), not a scheduled tick. */
+  readonly oneOff: boolean;
+  done: Promise<RunRecord | undefined>;
+}
+
+function runIdOf(tick: { sliceId: string; scheduledAt: number }): string {
+  return `${tick.sliceId}@${tick.scheduledAt}`;
+}
+
 /** Counters of a running {@link SliceRunner}, cumulative since start. */
 export interface SliceRunnerStats {
   runs: number;
@@ -132,6 +156,8 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   readonly #claims: TickClaims | undefined;
   readonly #metrics: RunMetrics;
   readonly #shutdown = new AbortController();
+  /** Entries live while their run does, so there are at most one a slice. */
+  readonly #underWay = new Map<string, RunUnderWay>();
   readonly #stats: SliceRunnerStats = {
     runs: 0,
     staleTicks: 0,
@@ -210,28 +236,56 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   };
 
   /**
-   * Runs a slice once now, off its schedule and past the bulkhead (run now).
+   * Runs a slice once now, off its schedule (run now), through the bulkhead
+   * like any tick. A slice runs once at a time on this instance: while a run
+   * of it is under way, asked for now or scheduled, the answer is that run
+   * (`joined`), and a scheduled tick that falls due meanwhile is deferred.
    * With claims the run is claimed first, keyed by its own start time, so it
-   * is recorded like any run. Resolves when the run is recorded.
+   * is recorded like any run. Returns at once; `done` resolves when the run
+   * is recorded.
    */
-  async runOnce(
-    slice: TSlice,
-    at: number = this.#now(),
-  ): Promise<RunRecord | undefined> {
+  runNow(slice: TSlice, at: number = this.#now()): RunNowStarted {
+    const underWay = this.#underWay.get(slice.id);
+    if (underWay) {
+      return { runId: underWay.runId, joined: true, done: underWay.done };
+    }
     const tick: DueTick<TSlice> = {
       sliceId: slice.id,
       scheduledAt: at,
       generation: -1,
       slice,
     };
-    if (this.#claims) {
-      const [won] = await this.#claims.claim([tick]);
-      if (!won) {
-        return undefined;
+    const done = this.#whileUnderWay(tick, true, async () => {
+      if (this.#claims) {
+        const [won] = await this.#claims.claim([tick]);
+        if (!won) {
+          return undefined;
+        }
       }
-    }
-    await this.#prepareStates([tick]);
-    return await this.runTick(tick, at, { oneOff: true });
+      await this.#prepareStates([tick]);
+      return await this.#admitAndRun(tick, at);
+    });
+    return { runId: runIdOf(tick), joined: false, done };
+  }
+
+  /** Runs `run` as the slice's run under way, which it is until it settles. */
+  #whileUnderWay(
+    tick: DueTick<TSlice>,
+    oneOff: boolean,
+    run: () => Promise<RunRecord | undefined>,
+  ): Promise<RunRecord | undefined> {
+    const entry: RunUnderWay = {
+      runId: runIdOf(tick),
+      oneOff,
+      done: Promise.resolve(undefined),
+    };
+    this.#underWay.set(tick.sliceId, entry);
+    entry.done = run().finally(() => {
+      if (this.#underWay.get(tick.sliceId) === entry) {
+        this.#underWay.delete(tick.sliceId);
+      }
+    });
+    return entry.done;
   }
 
   /** Never rejects: without a fresh state a run judges from the one it has. */
@@ -278,19 +332,53 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   }
 
   /**
-   * Runs one tick. `dueAt` is when it fell due, if not its grid time (a
-   * first probe between grid points); queue wait is measured from it.
+   * Runs one scheduled tick. `dueAt` is when it fell due, if not its grid
+   * time (a first probe between grid points); queue wait is measured from
+   * it. While a run now of the slice is under way the tick is deferred: that
+   * run stands for it.
    */
   async runTick(
     tick: DueTick<TSlice>,
     dueAt: number = tick.scheduledAt,
-    options: { oneOff?: boolean } = {},
   ): Promise<RunRecord | undefined> {
-    const slice = tick.slice;
-    if (!options.oneOff && !this.#isFresh(tick)) {
+    if (!this.#isFresh(tick)) {
       this.#stats.staleTicks++;
       return undefined;
     }
+    const underWay = this.#underWay.get(tick.sliceId);
+    if (underWay?.oneOff) {
+      await this.#defer(tick, 'in_flight');
+      return undefined;
+    }
+    if (underWay) {
+      // The scheduler runs one tick of a slice at a time; a tick of an
+      // earlier generation may still be finishing.
+      return await this.#admitAndRun(tick, dueAt);
+    }
+    return await this.#whileUnderWay(tick, false, () =>
+      this.#admitAndRun(tick, dueAt),
+    );
+  }
+
+  /** A deferred tick records nothing, not even its claim. */
+  async #defer(tick: DueTick<TSlice>, reason: DeferReason): Promise<void> {
+    this.#stats.deferred[reason]++;
+    await this.#claims
+      ?.release([{ sliceId: tick.sliceId, scheduledAt: tick.scheduledAt }])
+      .catch(error =>
+        this.#logger.warn(
+          `Could not give back the claim of ${tick.sliceId}`,
+          toError(error),
+        ),
+      );
+  }
+
+  /** Asks the bulkhead, probes, judges and records; or defers. */
+  async #admitAndRun(
+    tick: DueTick<TSlice>,
+    dueAt: number,
+  ): Promise<RunRecord | undefined> {
+    const slice = tick.slice;
     const probeType = this.#probeTypes.get(slice.type);
 
     let probeResult: ProbeResult | undefined;
@@ -308,36 +396,19 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
         errorKind: probeResult.error?.kind,
       };
     };
-    // A one-off run was asked for by a person: it neither waits for nor
-    // counts against the bulkhead.
-    const admitted = options.oneOff
-      ? {
-          deferred: undefined,
-          lane: 'normal' as const,
-          timeoutMs: slice.timeoutMs,
-          queueWaitMs: 0,
-          run: await work(slice.timeoutMs),
-        }
-      : await this.#bulkhead.run(
-          {
-            sliceId: slice.id,
-            endpointKey: endpointKeyOf(slice.target),
-            dueAt,
-            timeoutMs: slice.timeoutMs,
-          },
-          work,
-        );
+    // A run now takes its turn like any tick: the same concurrency, the
+    // same suspect lane.
+    const admitted = await this.#bulkhead.run(
+      {
+        sliceId: slice.id,
+        endpointKey: endpointKeyOf(slice.target),
+        dueAt,
+        timeoutMs: slice.timeoutMs,
+      },
+      work,
+    );
     if (admitted.deferred) {
-      this.#stats.deferred[admitted.deferred]++;
-      // A deferred tick records nothing, not even its claim.
-      await this.#claims
-        ?.release([{ sliceId: slice.id, scheduledAt: tick.scheduledAt }])
-        .catch(error =>
-          this.#logger.warn(
-            `Could not give back the claim of ${slice.id}`,
-            toError(error),
-          ),
-        );
+      await this.#defer(tick, admitted.deferred);
       return undefined;
     }
     const result = probeResult!;

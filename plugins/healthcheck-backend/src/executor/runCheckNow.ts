@@ -1,36 +1,45 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { CheckRunStarted } from '../service/router';
-import type { RunRecord } from './SliceRunner';
+import type { RunNowStarted } from './SliceRunner';
 
 /**
- * "Run now" of a check: one one-off run of each of its running slices,
- * started at one instant, off the schedule and past the bulkhead. Answers
- * with the runs started, before they finish.
+ * "Run now" of a check: one run of each of its running slices, off the
+ * schedule, through the bulkhead like any tick. A slice with a run under way
+ * on this instance is not probed again: its answer is that run. Answers
+ * with the runs, before they finish.
  * @internal
  */
 export function createRunCheckNow(deps: {
   readRunningOfCheck: (checkId: string) => Promise<DesiredSlice[]>;
-  runOnce: (slice: DesiredSlice, at: number) => Promise<RunRecord | undefined>;
+  runNow: (slice: DesiredSlice, at: number) => RunNowStarted;
   logger: LoggerService;
   now?: () => number;
 }): (checkId: string) => Promise<CheckRunStarted[]> {
   const now = deps.now ?? Date.now;
   return async checkId => {
-    const at = now();
     const slices = await deps.readRunningOfCheck(checkId);
-    for (const slice of slices) {
-      deps
-        .runOnce(slice, at)
-        .catch(error =>
-          deps.logger.warn(`Run now of ${slice.id} failed`, error),
+    const at = now();
+    return slices.map(slice => {
+      const run = deps.runNow(slice, at);
+      if (!run.joined) {
+        run.done.then(
+          record => {
+            if (!record) {
+              deps.logger.info(
+                `Run now ${run.runId} did not probe: another instance owns the slice, or the bulkhead deferred it`,
+              );
+            }
+          },
+          error => deps.logger.warn(`Run now of ${slice.id} failed`, error),
         );
-    }
-    return slices.map(slice => ({
-      runId: `${slice.id}@${at}`,
-      sliceId: slice.id,
-      systemRef: slice.systemRef,
-      environment: slice.environment,
-    }));
+      }
+      return {
+        runId: run.runId,
+        sliceId: slice.id,
+        systemRef: slice.systemRef,
+        environment: slice.environment,
+      };
+    });
   };
 }
