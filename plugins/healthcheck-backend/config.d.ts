@@ -248,6 +248,16 @@ export interface Config {
       public?: boolean;
     };
 
+    /** `POST /v1/checks/{id}/run`: running a check now. */
+    runNow?: {
+      /**
+       * Requests one caller (a user or a service) may make a minute, per
+       * backend instance: a burst of as many, then one every 60/n seconds.
+       * More are answered 429 with Retry-After. Default 6.
+       */
+      perCallerPerMinute?: number;
+    };
+
     /** The in-process scheduler of this backend instance. */
     scheduler?: {
       /**

@@ -16,6 +16,10 @@ import { readConfigDuration } from './config';
 import { validateHealthCheckSpec } from './catalog/validateHealthCheckSpec';
 import { createProbingInstance } from './executor/createProbingInstance';
 import { createRunCheckNow } from './executor/runCheckNow';
+import {
+  readRunNowRateSettings,
+  RunNowRateLimiter,
+} from './executor/runNowRateLimit';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { CaresAddressResolver } from './probes/CaresAddressResolver';
 import { readNetworkPolicy } from './probes/networkGuard';
@@ -233,6 +237,7 @@ export const healthcheckPlugin = createBackendPlugin({
           runCheck: createRunCheckNow({
             readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
             runNow: (slice, at) => probing.engine.runner.runNow(slice, at),
+            limiter: new RunNowRateLimiter(readRunNowRateSettings(config)),
             logger,
           }),
           // An edit through the API converges its systems at once, and

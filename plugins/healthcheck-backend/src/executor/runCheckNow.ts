@@ -1,23 +1,27 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { CheckRunStarted } from '../service/router';
+import type { RunNowRateLimiter } from './runNowRateLimit';
 import type { RunNowStarted } from './SliceRunner';
 
 /**
  * "Run now" of a check: one run of each of its running slices, off the
  * schedule, through the bulkhead like any tick. A slice with a run under way
- * on this instance is not probed again: its answer is that run. Answers
- * with the runs, before they finish.
+ * on this instance is not probed again: its answer is that run. Each caller
+ * has a small token bucket; an empty one answers 429 before anything is
+ * read. Answers with the runs, before they finish.
  * @internal
  */
 export function createRunCheckNow(deps: {
   readRunningOfCheck: (checkId: string) => Promise<DesiredSlice[]>;
   runNow: (slice: DesiredSlice, at: number) => RunNowStarted;
+  limiter: RunNowRateLimiter;
   logger: LoggerService;
   now?: () => number;
-}): (checkId: string) => Promise<CheckRunStarted[]> {
+}): (checkId: string, caller: string) => Promise<CheckRunStarted[]> {
   const now = deps.now ?? Date.now;
-  return async checkId => {
+  return async (checkId, caller) => {
+    deps.limiter.take(caller);
     const slices = await deps.readRunningOfCheck(checkId);
     const at = now();
     return slices.map(slice => {

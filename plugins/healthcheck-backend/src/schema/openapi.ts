@@ -367,10 +367,10 @@ export const spec = {
       post: {
         operationId: 'RunCheck',
         description:
-          'Runs the check once now in each of its environments, off its schedule and past the bulkhead; permission healthcheck.check.run.',
+          'Runs the check once now in each of its environments, off its schedule, through the bulkhead like any tick; a slice whose run is under way answers with that run. Permission healthcheck.check.run; a few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.',
         responses: {
-          '202': { description: 'The runs started, with their ids' },
-          ...errorResponses('403', '404'),
+          '202': { description: 'The runs started or joined, with their ids' },
+          ...errorResponses('403', '404', '429'),
         },
       },
     },

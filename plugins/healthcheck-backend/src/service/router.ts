@@ -28,6 +28,7 @@ import {
 import express from 'express';
 import Router from 'express-promise-router';
 import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
+import { TooManyRequestsError } from '../executor/runNowRateLimit';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import type { ProbeSecrets } from '../probes/secrets';
 import { apiCheckDetails, gitOpsCheckSource } from './checkDetails';
@@ -76,9 +77,11 @@ export interface RouterOptions {
   onChecksChanged?: (change: ChecksChange) => void;
   /**
    * Starts one run of each running slice of a check, off its schedule;
-   * returns the runs started (none for an unknown or paused check).
+   * returns the runs started or joined (none for an unknown or paused
+   * check). `caller` is whom the rate limit counts; it throws
+   * `TooManyRequestsError` when they asked too often.
    */
-  runCheck?: (checkId: string) => Promise<CheckRunStarted[]>;
+  runCheck?: (checkId: string, caller: string) => Promise<CheckRunStarted[]>;
 }
 
 /**
@@ -86,7 +89,10 @@ export interface RouterOptions {
  * @internal
  */
 export interface CheckRunStarted {
-  /** `<sliceId>@<epoch ms>`: the slice and the run's own start time. */
+  /**
+   * `<sliceId>@<epoch ms>`: the slice and the time the run is recorded at
+   * (its start, or the tick of a scheduled run it joined).
+   */
   runId: string;
   sliceId: string;
   systemRef: string;
@@ -332,7 +338,7 @@ export async function createRouter(
       if (!options.runCheck) {
         throw new NotFoundError('Running checks is not available here');
       }
-      const runs = await options.runCheck(id);
+      const runs = await options.runCheck(id, actorOf(credentials));
       if (runs.length === 0) {
         throw new NotFoundError(
           `Check '${id}' has no slices to run: it does not exist, is paused, or names no system in the catalog`,
@@ -342,6 +348,9 @@ export async function createRouter(
       res.status(202).json({ items: runs });
     } catch (error) {
       await auditorEvent.fail({ error: toError(error) });
+      if (error instanceof TooManyRequestsError) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+      }
       throw error;
     }
   });
