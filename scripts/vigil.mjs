@@ -291,6 +291,19 @@ function test() {
         ),
     ],
     [
+      // It measures the event loop of its own process, which jest workers
+      // beside it would delay.
+      'run-now load test (1000 requests, run alone)',
+      () =>
+        yarn(
+          ['backstage-cli', 'package', 'test', 'src/runNowUnderLoad.test.ts'],
+          {
+            env: { ...env, VIGIL_RUN_NOW_LOAD_TEST: '1' },
+            cwd: join(ROOT, 'plugins', 'healthcheck-backend'),
+          },
+        ),
+    ],
+    [
       'browser smoke test',
       () => {
         ensureChromium();

@@ -74,6 +74,9 @@ export class TooManyRequestsError extends CustomErrorBase {
 
   constructor(message: string, retryAfterMs: number) {
     super(message);
+    // An expected answer, not a fault: a flood of them should not each pay
+    // for a stack trace that the error middleware formats and throws away.
+    this.stack = `${this.name}: ${this.message}`;
     this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   }
 }
