@@ -45,6 +45,21 @@ function scriptedProbe(results: Array<Partial<ProbeResult>>): ProbeType & {
   return probe;
 }
 
+/** Makes the slices suspect: their last run held the slot to its timeout. */
+function primeAsTimedOut(bulkhead: Bulkhead, ...slices: RunnableSlice[]) {
+  for (const s of slices) {
+    bulkhead.prime(s.id, [
+      {
+        outcome: 'fail',
+        durationMs: 2000,
+        timeoutMsUsed: 2000,
+        errorKind: 'timeout',
+        fullTimeoutProbe: true,
+      },
+    ]);
+  }
+}
+
 function runnerWith(
   probes: ProbeType<any>[],
   options: Partial<ConstructorParameters<typeof SliceRunner>[0]> = {},
@@ -261,17 +276,7 @@ describe('SliceRunner', () => {
     });
     // Two slices whose last run held the slot to the timeout: both suspect.
     const other = { ...slice, id: `${slice.id}-2` };
-    for (const s of [slice, other]) {
-      bulkhead.prime(s.id, [
-        {
-          outcome: 'fail',
-          durationMs: 2000,
-          timeoutMsUsed: 2000,
-          errorKind: 'timeout',
-          fullTimeoutProbe: true,
-        },
-      ]);
-    }
+    primeAsTimedOut(bulkhead, slice, other);
     let release: () => void = () => {};
     const slow: ProbeType = {
       type: 'scripted',
@@ -423,17 +428,7 @@ describe('SliceRunner', () => {
         laneCapacity: 1,
         suspectAfterRuns: 1,
       });
-      for (const s of [slice, other]) {
-        bulkhead.prime(s.id, [
-          {
-            outcome: 'fail',
-            durationMs: 2000,
-            timeoutMsUsed: 2000,
-            errorKind: 'timeout',
-            fullTimeoutProbe: true,
-          },
-        ]);
-      }
+      primeAsTimedOut(bulkhead, slice, other);
       const { probe, releaseAll } = heldProbe();
       const { runner, records } = runnerWith([probe], { bulkhead });
 
