@@ -50,4 +50,28 @@ describe('boundProbeResult', () => {
     );
     expect(bounded.certificate!.chain[0].issuer).toBe('CN=issuer');
   });
+
+  it('cuts the serial number and dates of a certificate, which a hostile issuer writes too', () => {
+    const [leaf] = boundProbeResult({
+      ok: true,
+      durationMs: 1,
+      certificate: {
+        authorized: false,
+        chain: [
+          {
+            subject: 'CN=leaf',
+            issuer: 'CN=leaf',
+            validFrom: 'not a date '.repeat(1000),
+            validTo: '2027-01-01T00:00:00.000Z',
+            serialNumber: 'f'.repeat(100_000),
+            fingerprint256: 'AB',
+          },
+        ],
+      },
+    }).certificate!.chain;
+
+    expect(leaf.serialNumber).toHaveLength(1024 + '…(cut)'.length);
+    expect(leaf.validFrom).toHaveLength(1024 + '…(cut)'.length);
+    expect(leaf.validTo).toBe('2027-01-01T00:00:00.000Z');
+  });
 });

@@ -11,7 +11,7 @@ export const PROBE_RESULT_BOUNDS = {
   errorMessage: 2048,
   /** Certificates of a chain, leaf first. */
   certificates: 10,
-  /** Characters of each certificate text field (subject, issuer, names). */
+  /** Characters of each certificate text field (subject, issuer, names, serial, dates). */
   certificateText: 1024,
   /** DNS answers, and characters of each. */
   dnsAnswers: 100,
@@ -60,6 +60,11 @@ export function boundProbeResult(result: ProbeResult): ProbeResult {
           ...certificate,
           subject: cut(certificate.subject, bounds.certificateText),
           issuer: cut(certificate.issuer, bounds.certificateText),
+          // A serial is an integer of any length to a hostile issuer, and
+          // a date that does not parse is kept as the peer wrote it.
+          serialNumber: cut(certificate.serialNumber, bounds.certificateText),
+          validFrom: cut(certificate.validFrom, bounds.certificateText),
+          validTo: cut(certificate.validTo, bounds.certificateText),
           ...(certificate.subjectAltName !== undefined && {
             subjectAltName: cut(
               certificate.subjectAltName,

@@ -113,9 +113,10 @@ export function formatDnsAnswer(record: AnyRecord): string {
 }
 
 /**
- * What a result keeps of the answers, whatever a server sends (a reply over
- * TCP holds up to 64 KiB): the first answers, each cut to a length, and all
- * of them to a total.
+ * What the probe keeps of the answers for its conditions (the body), whatever
+ * a server or a resolver module sends (a reply over TCP holds up to 64 KiB):
+ * the first answers, each cut to a length (a long DKIM key fits), and all of
+ * them to a total. What a run stores is cut further by boundProbeResult.
  */
 const MAX_DNS_ANSWERS = 100;
 const MAX_DNS_ANSWER_CHARS = 4 * 1024;

@@ -3,17 +3,6 @@ import type {
   ProbeCertificate,
   ProbeCertificateReport,
 } from '@vigil/plugin-healthcheck-node';
-import { truncateText } from './probeLimits';
-
-/**
- * What a report keeps of a chain, whatever the peer sends: real chains have
- * two to four certificates, and names of a few hundred characters (a shared
- * certificate may list a few hundred alternative names).
- */
-const MAX_CHAIN_CERTIFICATES = 10;
-const MAX_NAME_CHARS = 1024;
-const MAX_SUBJECT_ALT_NAME_CHARS = 16 * 1024;
-const MAX_FIELD_CHARS = 128;
 
 /**
  * The longest `ca` a check may give, in characters: a bundle of a few dozen
@@ -43,21 +32,15 @@ function toIsoDate(openSslDate: string): string {
 
 function summarize(certificate: DetailedPeerCertificate): ProbeCertificate {
   const summary: ProbeCertificate = {
-    subject: truncateText(
-      formatName(certificate.subject as any),
-      MAX_NAME_CHARS,
-    ),
-    issuer: truncateText(formatName(certificate.issuer as any), MAX_NAME_CHARS),
-    validFrom: truncateText(toIsoDate(certificate.valid_from), MAX_FIELD_CHARS),
-    validTo: truncateText(toIsoDate(certificate.valid_to), MAX_FIELD_CHARS),
-    serialNumber: truncateText(certificate.serialNumber, MAX_FIELD_CHARS),
+    subject: formatName(certificate.subject as any),
+    issuer: formatName(certificate.issuer as any),
+    validFrom: toIsoDate(certificate.valid_from),
+    validTo: toIsoDate(certificate.valid_to),
+    serialNumber: certificate.serialNumber,
     fingerprint256: certificate.fingerprint256,
   };
   if (certificate.subjectaltname) {
-    summary.subjectAltName = truncateText(
-      certificate.subjectaltname,
-      MAX_SUBJECT_ALT_NAME_CHARS,
-    );
+    summary.subjectAltName = certificate.subjectaltname;
   }
   return summary;
 }
@@ -65,8 +48,7 @@ function summarize(certificate: DetailedPeerCertificate): ProbeCertificate {
 /**
  * The chain a connected TLS socket's peer presented, leaf first, and
  * whether it verified. A self-signed root names itself as its issuer, so
- * the walk stops at the first certificate it has already seen, and after
- * the first ten; long names are cut.
+ * the walk stops at the first certificate it has already seen.
  * @internal
  */
 export function peerCertificateReport(
@@ -79,8 +61,7 @@ export function peerCertificateReport(
   while (
     current &&
     current.fingerprint256 &&
-    !seen.has(current.fingerprint256) &&
-    chain.length < MAX_CHAIN_CERTIFICATES
+    !seen.has(current.fingerprint256)
   ) {
     seen.add(current.fingerprint256);
     chain.push(summarize(current));
