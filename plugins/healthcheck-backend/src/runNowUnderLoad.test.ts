@@ -5,11 +5,11 @@ import {
 } from '@backstage/backend-test-utils';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import request from 'supertest';
 import { healthcheckPlugin } from './plugin';
+import { startHttpServer } from './probes/__testUtils__/loopbackServers';
 
 // A whole backend, a check's first scheduled probes, then a thousand
 // requests: seconds on an idle machine, more on a busy CI.
@@ -124,12 +124,10 @@ async function waitFor(condition: () => boolean, timeoutMs: number) {
 (runHere ? describe : describe.skip)('run now under load', () => {
   it('answers 1000 run-now requests without stalling the event loop, probing each slice once per run under way', async () => {
     let hits = 0;
-    const target = createServer((_req, res) => {
+    const target = await startHttpServer((_req, res) => {
       hits++;
       setTimeout(() => res.end('UP'), TARGET_DELAY_MS);
     });
-    await new Promise<void>(resolve => target.listen(0, '127.0.0.1', resolve));
-    const targetPort = (target.address() as AddressInfo).port;
     try {
       const { server } = await startTestBackend({
         features: [
@@ -169,7 +167,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number) {
           id: 'payments-http',
           spec: {
             type: 'http',
-            target: `http://127.0.0.1:${targetPort}/{{ environment.name }}`,
+            target: `http://127.0.0.1:${target.port}/{{ environment.name }}`,
             // No scheduled probe but the first while the test runs.
             interval: '1h',
             timeout: '5s',
@@ -250,7 +248,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number) {
         2 * (Math.ceil(elapsedMs / TARGET_DELAY_MS) + 1),
       );
     } finally {
-      await new Promise(resolve => target.close(resolve));
+      await target.close();
     }
   });
 });
