@@ -162,6 +162,36 @@ describe('CaresAddressResolver', () => {
     expect(dns.questions).toEqual([]);
   });
 
+  it('answers from the hosts file and for localhost while every slot and place in the queue is held by lookups that hang', async () => {
+    const hostsFile = join(dir, 'hosts-busy');
+    await writeFile(hostsFile, '10.0.0.7 db.internal\n');
+    const resolver = resolverAt(silent, {
+      hostsFile,
+      timeoutMs: 1_000,
+      maxInFlight: 2,
+      maxQueued: 0,
+    });
+    const hanging = [
+      lookUp(resolver, 'hang-a.test'),
+      lookUp(resolver, 'hang-b.test'),
+    ];
+    await new Promise(resolve => setTimeout(resolve, 50));
+    expect(resolver.stats()).toMatchObject({ active: 2, queued: 0 });
+    const start = performance.now();
+
+    expect((await lookUp(resolver, 'db.internal')).addresses).toEqual([
+      { address: '10.0.0.7', family: 4 },
+    ]);
+    expect((await lookUp(resolver, 'localhost', 4)).addresses).toEqual([
+      { address: '127.0.0.1', family: 4 },
+    ]);
+    expect(elapsedSince(start)).toBeLessThan(500);
+    expect((await lookUp(resolver, 'other.test')).error?.code).toBe(
+      'EVIGIL_DNS_BUSY',
+    );
+    await Promise.all(hanging);
+  });
+
   it('asks the names of the search list as resolv.conf orders them', async () => {
     const resolvConf = join(dir, 'resolv.conf');
     await writeFile(resolvConf, 'search corp.test\noptions ndots:1\n');

@@ -207,11 +207,25 @@ export class CaresAddressResolver {
       answer(null, loopbackAddresses(family));
       return;
     }
-    this.#lookUp(hostname, family, answer);
+    // The hosts file answers without a slot: only DNS can hang. (Reading
+    // the files never fails; a file that cannot be read keeps its content.)
+    this.#systemFiles().then(files => {
+      const fromHosts = hostsFileAddresses(files.hosts, hostname, family);
+      if (fromHosts.length > 0) {
+        callback(null, fromHosts);
+      } else {
+        this.#lookUp(hostname, family, files.search, callback);
+      }
+    });
   };
 
   /** Through the gate, within the deadline, which counts the wait for a slot. */
-  #lookUp(hostname: string, family: number, callback: LookupCallback): void {
+  #lookUp(
+    hostname: string,
+    family: number,
+    search: SearchSettings,
+    callback: LookupCallback,
+  ): void {
     const { timeoutMs, maxInFlight, maxQueued } = this.#settings;
     let settled = false;
     let started = false;
@@ -250,7 +264,7 @@ export class CaresAddressResolver {
         return;
       }
       resolver = this.#newResolver();
-      this.#find(hostname, family, resolver).then(
+      this.#askDns(hostname, family, search, resolver).then(
         addresses => finish(null, addresses),
         error => finish(error, []),
       );
@@ -293,19 +307,15 @@ export class CaresAddressResolver {
     return resolver;
   }
 
-  /** The hosts file, then DNS for each candidate of the search list in turn. */
-  async #find(
+  /** Each candidate of the search list in turn, until one has addresses. */
+  async #askDns(
     hostname: string,
     family: number,
+    search: SearchSettings,
     resolver: Resolver,
   ): Promise<LookupAddress[]> {
-    const files = await this.#systemFiles();
-    const fromHosts = hostsFileAddresses(files.hosts, hostname, family);
-    if (fromHosts.length > 0) {
-      return fromHosts;
-    }
     let notFound: NodeJS.ErrnoException | undefined;
-    for (const name of searchCandidates(hostname, files.search)) {
+    for (const name of searchCandidates(hostname, search)) {
       try {
         return await queryAddresses(resolver, name, family);
       } catch (error) {
