@@ -16,13 +16,13 @@ import { startHttpServer } from './probes/__testUtils__/loopbackServers';
 jest.setTimeout(120_000);
 
 /**
- * `npm test` runs this on its own (VIGIL_RUN_NOW_LOAD_TEST=1), after the
+ * `npm test` runs this on its own (VIGIL_TIMING_TESTS=1), after the
  * other suites: it measures this process's event loop, which a full set of
  * jest workers on two cores would delay as much as anything it tests. Run it
- * alone with `VIGIL_RUN_NOW_LOAD_TEST=1 yarn backstage-cli package test
+ * alone with `VIGIL_TIMING_TESTS=1 yarn backstage-cli package test
  * src/runNowUnderLoad.test.ts`.
  */
-const runHere = process.env.VIGIL_RUN_NOW_LOAD_TEST === '1';
+const runHere = process.env.VIGIL_TIMING_TESTS === '1';
 
 const REQUESTS = 1_000;
 const CALLERS = 10;

@@ -1,0 +1,205 @@
+import type {
+  TestDatabaseId,
+  TestDatabases,
+} from '@backstage/backend-test-utils';
+import { mockCredentials } from '@backstage/backend-test-utils';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import {
+  PortalBackend,
+  startPortalBackend,
+} from '../../__testUtils__/startPortalBackend';
+import {
+  LoopbackServer,
+  startHttpServer,
+  startTcpServer,
+} from '../../probes/__testUtils__/loopbackServers';
+
+/** The payments team's secret, which only its own endpoint may receive. */
+export const PAYMENTS_TOKEN = 'pay-s3cret-token';
+/** A signed-in user of the payments team. */
+export const alice = mockCredentials.user.header('user:default/alice');
+
+/** Loopback servers: the victim's endpoint, hostile peers, an attacker's listener. */
+/** Loopback servers: the victim's endpoint, hostile peers, an attacker's listener. */
+async function startTargets() {
+  const attackerHits: string[] = [];
+  const http = await startHttpServer((req, res) => {
+    if (req.url === '/endless') {
+      // A body that never ends, written as fast as it is read.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      const write = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', write);
+      };
+      write();
+      return;
+    }
+    if (/^\/(production|staging)\/payments\/health$/.test(req.url ?? '')) {
+      const authorized =
+        req.headers.authorization === `Bearer ${PAYMENTS_TOKEN}`;
+      res.writeHead(authorized ? 200 : 401, {
+        'content-type': 'application/json',
+      });
+      res.end(JSON.stringify({ status: authorized ? 'UP' : 'NO-TOKEN' }));
+      return;
+    }
+    res.end('{}');
+  });
+  const tcp = await startTcpServer(socket => {
+    // Trickles 64 KiB of word characters that never end in the "!" the
+    // pattern waits for.
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (socket.destroyed || sent >= 64 * 1024) {
+        clearInterval(timer);
+        return;
+      }
+      socket.write('a'.repeat(512));
+      sent += 512;
+    }, 2);
+    socket.on('close', () => clearInterval(timer));
+    socket.on('error', () => {});
+  });
+  const attacker = await startHttpServer((req, res) => {
+    attackerHits.push(
+      `${req.method} ${req.url} ${JSON.stringify(req.headers)}`,
+    );
+    res.end('{}');
+  });
+  return {
+    http,
+    tcp,
+    attacker,
+    attackerHits,
+    close: () =>
+      Promise.all([http, tcp, attacker].map((s: LoopbackServer) => s.close())),
+  };
+}
+
+/** The fixture with the test's ports and generated values filled in. */
+function writeCatalog(
+  dir: string,
+  ports: { http: number; tcp: number; attacker: number },
+): string {
+  const nested = `${'len('.repeat(100)}[BODY]${')'.repeat(100)} == 1`;
+  const text = readFileSync(
+    join(__dirname, '..', 'hostile-catalog.yaml'),
+    'utf8',
+  )
+    .replace(/\$HTTP_PORT/g, String(ports.http))
+    .replace(/\$TCP_PORT/g, String(ports.tcp))
+    .replace(/\$ATTACKER_PORT/g, String(ports.attacker))
+    .replace(
+      '$FIFTY_ONE_SYSTEMS',
+      Array.from({ length: 51 }, (_, i) => `system-${i}`).join(', '),
+    )
+    .replace('$NESTED_CONDITION', `'${nested}'`);
+  const file = join(dir, 'catalog.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+/** Polls `read` until `done`, failing with what it last read. */
+export async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 45_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value)) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Timed out waiting for ${what}: ${JSON.stringify(value)}`,
+      );
+    }
+    await new Promise(resolve => setTimeout(resolve, 250));
+    value = await read();
+  }
+  return value;
+}
+
+/**
+ * What {@link startHostilePortal} starts: a portal that ingested
+ * `hostile-catalog.yaml`, with the loopback servers its checks probe.
+ */
+export interface HostilePortal {
+  portal: PortalBackend;
+  targets: Awaited<ReturnType<typeof startTargets>>;
+  /** `GET /v1/systems/{ref}` as a signed-in user, its body. */
+  system(namespace: string, name: string): Promise<any>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real portal (catalog, permissions, scheduler, health checks) that
+ * ingests the hostile catalog, with the payments team's secret bound to its
+ * own endpoint and namespace.
+ */
+export async function startHostilePortal(
+  databases: TestDatabases,
+  databaseId: TestDatabaseId,
+): Promise<HostilePortal> {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-hostile-'));
+  const targets = await startTargets();
+  const portal = await startPortalBackend({
+    catalogFile: writeCatalog(dir, {
+      http: targets.http.port,
+      tcp: targets.tcp.port,
+      attacker: targets.attacker.port,
+    }),
+    databases,
+    databaseId,
+    config: {
+      healthcheck: {
+        network: { allowLoopback: true },
+        secrets: {
+          PAYMENTS_TOKEN: {
+            value: PAYMENTS_TOKEN,
+            allowedOrigins: [`http://127.0.0.1:${targets.http.port}`],
+            allowedNamespaces: ['default'],
+          },
+        },
+        reconcile: { catalogPollInterval: '1s' },
+      },
+    },
+  });
+  return {
+    portal,
+    targets,
+    system: (namespace, name) =>
+      request(portal.server)
+        .get(`/api/healthcheck/v1/systems/${namespace}/${name}`)
+        .set('Authorization', alice)
+        .then(res => res.body),
+    async stop() {
+      await portal.stop();
+      await targets.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The cell of a check in one environment of a system's matrix. */
+export function cellOf(details: any, checkId: string, environment = 'default') {
+  return details.checks?.find((c: any) => c.checkId === checkId)?.cells?.[
+    environment
+  ];
+}
+
+/** The checks that run but cannot be refused, and must be contained. */
+export const CONTAINED_ATTACKS = [
+  'attack-redos',
+  'attack-endless-body',
+  'attack-metadata',
+];
+
+/** A condition nested a hundred deep. */
+export const NESTED_CONDITION = `${'len('.repeat(100)}[BODY]${')'.repeat(
+  100,
+)} == 1`;
