@@ -39,6 +39,13 @@ const paymentsCheck = {
   },
 };
 
+const paymentsSystem = {
+  apiVersion: 'backstage.io/v1alpha1',
+  kind: 'System',
+  metadata: { name: 'payments', namespace: 'default' },
+  spec: { owner: 'group:default/payments-team' },
+};
+
 const smtpProbeModule = createBackendModule({
   pluginId: 'healthcheck',
   moduleId: 'smtp-probe',
@@ -60,7 +67,9 @@ async function startBackend() {
     features: [
       healthcheckPlugin,
       smtpProbeModule,
-      catalogServiceMock.factory({ entities: [paymentsCheck] }),
+      catalogServiceMock.factory({
+        entities: [paymentsCheck, paymentsSystem],
+      }),
       mockServices.database.factory(),
     ],
   });

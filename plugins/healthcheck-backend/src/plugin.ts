@@ -9,7 +9,6 @@ import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { eventsServiceRef } from '@backstage/plugin-events-node';
 import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
-import { healthcheckPermissions } from '@vigil/plugin-healthcheck-common';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readConfigDuration } from './config';
@@ -28,6 +27,7 @@ import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
 import { DatabaseSliceStore } from './database/DatabaseSliceStore';
 import { DatabaseStateStore } from './database/DatabaseStateStore';
 import { DurableSliceStates } from './executor/DurableSliceStates';
+import { registerCheckResourceType } from './permissions/registerCheckResourceType';
 import {
   createRunFollowUp,
   EnvironmentTransitions,
@@ -222,7 +222,12 @@ export const healthcheckPlugin = createBackendPlugin({
           await rollupConsumer.stop();
         });
 
-        permissionsRegistry.addPermissions(healthcheckPermissions);
+        const checkRuleset = registerCheckResourceType({
+          permissionsRegistry,
+          store,
+          catalog,
+          auth,
+        });
         const checksRouter = await createRouter({
           logger,
           httpAuth,
@@ -230,6 +235,7 @@ export const healthcheckPlugin = createBackendPlugin({
           auditor,
           store,
           catalog,
+          checkRuleset,
           probeTypes,
           minIntervalMs,
           secrets,
@@ -257,6 +263,8 @@ export const healthcheckPlugin = createBackendPlugin({
         const healthRouter = createHealthRouter({
           httpAuth,
           catalog,
+          permissions,
+          checkRuleset,
           checks: store,
           states,
           history,

@@ -1,9 +1,12 @@
+import { isResourcePermission } from '@backstage/plugin-permission-common';
 import {
   healthcheckCheckCreatePermission,
   healthcheckCheckDeletePermission,
+  healthcheckCheckReadPermission,
   healthcheckCheckRunPermission,
   healthcheckCheckUpdatePermission,
   healthcheckPermissions,
+  RESOURCE_TYPE_HEALTHCHECK_CHECK,
 } from './permissions';
 
 describe('healthcheck permissions', () => {
@@ -12,6 +15,7 @@ describe('healthcheck permissions', () => {
       healthcheckPermissions.map(p => [p.name, p.attributes.action]),
     ).toEqual([
       ['healthcheck.check.create', 'create'],
+      ['healthcheck.check.read', 'read'],
       ['healthcheck.check.update', 'update'],
       ['healthcheck.check.delete', 'delete'],
       ['healthcheck.check.run', 'update'],
@@ -21,16 +25,29 @@ describe('healthcheck permissions', () => {
   it('lists every exported permission once, so the registry knows them all', () => {
     expect(healthcheckPermissions).toEqual([
       healthcheckCheckCreatePermission,
+      healthcheckCheckReadPermission,
       healthcheckCheckUpdatePermission,
       healthcheckCheckDeletePermission,
       healthcheckCheckRunPermission,
     ]);
-    expect(new Set(healthcheckPermissions.map(p => p.name)).size).toBe(4);
+    expect(new Set(healthcheckPermissions.map(p => p.name)).size).toBe(5);
   });
 
-  it('are basic permissions that policies decide without a resource', () => {
-    for (const permission of healthcheckPermissions) {
-      expect(permission.type).toBe('basic');
+  it('decides reading, changing and running per check, by its id', () => {
+    for (const permission of [
+      healthcheckCheckReadPermission,
+      healthcheckCheckUpdatePermission,
+      healthcheckCheckDeletePermission,
+      healthcheckCheckRunPermission,
+    ]) {
+      expect(
+        isResourcePermission(permission, RESOURCE_TYPE_HEALTHCHECK_CHECK),
+      ).toBe(true);
     }
+    expect(RESOURCE_TYPE_HEALTHCHECK_CHECK).toBe('healthcheck-check');
+  });
+
+  it('keeps creating a basic permission: there is no check yet to decide about', () => {
+    expect(healthcheckCheckCreatePermission.type).toBe('basic');
   });
 });

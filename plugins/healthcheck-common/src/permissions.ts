@@ -1,13 +1,33 @@
 import { createPermission } from '@backstage/plugin-permission-common';
 
 /**
+ * The resource type of health checks in the permission framework. The
+ * resource ref of a check is its id: the API id (`payments-http`) or the
+ * entity ref of a GitOps check (`healthcheck:default/payments-api`).
+ * @public
+ */
+export const RESOURCE_TYPE_HEALTHCHECK_CHECK = 'healthcheck-check';
+
+/**
  * Create a health check through the API. GitOps checks need no permission of
- * the plugin: they are changed in Git and reviewed there.
+ * the plugin: they are changed in Git and reviewed there. A basic permission,
+ * as `catalog.entity.create` is: there is no check yet to decide about.
  * @public
  */
 export const healthcheckCheckCreatePermission = createPermission({
   name: 'healthcheck.check.create',
   attributes: { action: 'create' },
+});
+
+/**
+ * Read a health check, from either source. On top of any policy, a caller
+ * sees a check only if the catalog lets them read every system it names.
+ * @public
+ */
+export const healthcheckCheckReadPermission = createPermission({
+  name: 'healthcheck.check.read',
+  attributes: { action: 'read' },
+  resourceType: RESOURCE_TYPE_HEALTHCHECK_CHECK,
 });
 
 /**
@@ -17,6 +37,7 @@ export const healthcheckCheckCreatePermission = createPermission({
 export const healthcheckCheckUpdatePermission = createPermission({
   name: 'healthcheck.check.update',
   attributes: { action: 'update' },
+  resourceType: RESOURCE_TYPE_HEALTHCHECK_CHECK,
 });
 
 /**
@@ -26,6 +47,7 @@ export const healthcheckCheckUpdatePermission = createPermission({
 export const healthcheckCheckDeletePermission = createPermission({
   name: 'healthcheck.check.delete',
   attributes: { action: 'delete' },
+  resourceType: RESOURCE_TYPE_HEALTHCHECK_CHECK,
 });
 
 /**
@@ -37,6 +59,7 @@ export const healthcheckCheckDeletePermission = createPermission({
 export const healthcheckCheckRunPermission = createPermission({
   name: 'healthcheck.check.run',
   attributes: { action: 'update' },
+  resourceType: RESOURCE_TYPE_HEALTHCHECK_CHECK,
 });
 
 /**
@@ -45,6 +68,7 @@ export const healthcheckCheckRunPermission = createPermission({
  */
 export const healthcheckPermissions = [
   healthcheckCheckCreatePermission,
+  healthcheckCheckReadPermission,
   healthcheckCheckUpdatePermission,
   healthcheckCheckDeletePermission,
   healthcheckCheckRunPermission,

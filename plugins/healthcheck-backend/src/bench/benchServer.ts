@@ -16,6 +16,7 @@ import type {
   AuthService,
   BackstageCredentials,
   HttpAuthService,
+  PermissionsService,
 } from '@backstage/backend-plugin-api';
 import {
   parseEntityRef,
@@ -25,6 +26,7 @@ import {
 } from '@backstage/catalog-model';
 import { ConfigReader } from '@backstage/config';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import type { Knex } from 'knex';
@@ -72,6 +74,12 @@ const acceptingHttpAuth = {
   credentials: async () => userCredentials,
   issueUserCookie: async () => ({ expiresAt: new Date(Date.now() + 3600e3) }),
 } as unknown as HttpAuthService;
+
+/** Permits every read: the bench measures the read path, not a policy. */
+const allowingPermissions = {
+  authorizeConditional: async (requests: unknown[]) =>
+    requests.map(() => ({ result: AuthorizeResult.ALLOW })),
+} as unknown as PermissionsService;
 
 const benchAuth = {
   getOwnServiceCredentials: async () => ({
@@ -254,6 +262,7 @@ export async function startBenchServer(options: {
   const healthRouter = createHealthRouter({
     httpAuth: acceptingHttpAuth,
     catalog,
+    permissions: allowingPermissions,
     // The bench's reads never ask for check details.
     checks: { getCheck: async () => undefined },
     states,

@@ -39,6 +39,7 @@ describe('the OpenAPI document', () => {
         createHealthRouter({
           httpAuth: unused,
           catalog: unused,
+          permissions: unused,
           checks: unused,
           states: unused,
           history: unused,

@@ -282,7 +282,8 @@ export const spec = {
     '/v1/checks': {
       get: {
         operationId: 'ListChecks',
-        description: 'Every check, from Git and from the API, with its source.',
+        description:
+          'Every check the caller may see, from Git and from the API, with its source: those whose systems the caller can all read in the catalog and that the policy lets them read (healthcheck.check.read).',
         responses: {
           '200': { description: 'The checks' },
           ...errorResponses('401'),
@@ -290,7 +291,8 @@ export const spec = {
       },
       post: {
         operationId: 'CreateCheck',
-        description: 'Creates a check; permission healthcheck.check.create.',
+        description:
+          'Creates a check; permission healthcheck.check.create. Every system it names must be one the caller can read in the catalog.',
         requestBody: {
           required: true,
           content: {
@@ -316,6 +318,8 @@ export const spec = {
       parameters: [{ $ref: '#/components/parameters/checkId' }],
       get: {
         operationId: 'GetCheck',
+        description:
+          'A check the caller may see (see ListChecks); any other answers 404.',
         responses: {
           '200': {
             description: 'The check',
@@ -331,7 +335,7 @@ export const spec = {
       put: {
         operationId: 'UpdateCheck',
         description:
-          'Replaces an API check; permission healthcheck.check.update. A GitOps check answers 409.',
+          'Replaces an API check; permission healthcheck.check.update on it. A check the caller may not see answers 404, a GitOps check 409; every system it names before and after must be one the caller can read.',
         requestBody: {
           required: true,
           content: {
@@ -342,13 +346,13 @@ export const spec = {
         },
         responses: {
           '200': { description: 'The stored check' },
-          ...errorResponses('400', '404', '409'),
+          ...errorResponses('400', '403', '404', '409'),
         },
       },
       delete: {
         operationId: 'DeleteCheck',
         description:
-          'Deletes an API check; permission healthcheck.check.delete.',
+          'Deletes an API check; permission healthcheck.check.delete on it. A check the caller may not see answers 404, a GitOps check 409.',
         parameters: [
           {
             name: 'revision',
@@ -358,7 +362,7 @@ export const spec = {
         ],
         responses: {
           '204': { description: 'Deleted' },
-          ...errorResponses('404', '409'),
+          ...errorResponses('403', '404', '409'),
         },
       },
     },
@@ -367,7 +371,7 @@ export const spec = {
       post: {
         operationId: 'RunCheck',
         description:
-          'Runs the check once now in each of its environments, off its schedule, through the bulkhead like any tick; a slice whose run is under way answers with that run. Permission healthcheck.check.run; a few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.',
+          'Runs the check once now in each of its environments, off its schedule, through the bulkhead like any tick; a slice whose run is under way answers with that run. Permission healthcheck.check.run on it; a check the caller may not see answers 404. A few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.',
         responses: {
           '202': { description: 'The runs started or joined, with their ids' },
           ...errorResponses('403', '404', '429'),
@@ -518,7 +522,7 @@ export const spec = {
       get: {
         operationId: 'ListSystemChecks',
         description:
-          'The details of the checks in a system’s matrix (those with slices of the system), as `GET /v1/checks/{id}` gives each.',
+          'The details of the checks in a system’s matrix (those with slices of the system) that the caller may see, as `GET /v1/checks/{id}` gives each.',
         responses: {
           '200': {
             description: 'The checks, by id',

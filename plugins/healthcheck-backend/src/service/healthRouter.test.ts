@@ -99,6 +99,7 @@ describe('the health routes', () => {
             database: coreServices.database,
             logger: coreServices.logger,
             auth: coreServices.auth,
+            permissions: coreServices.permissions,
           },
           async init(deps) {
             const slices = await DatabaseSliceStore.create({
@@ -199,6 +200,7 @@ describe('the health routes', () => {
               createHealthRouter({
                 httpAuth: deps.httpAuth,
                 catalog,
+                permissions: deps.permissions,
                 checks: await DatabaseHealthcheckStore.create({
                   database: deps.database,
                 }),

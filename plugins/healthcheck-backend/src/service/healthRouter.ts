@@ -1,10 +1,12 @@
 import {
   BackstageCredentials,
   HttpAuthService,
+  PermissionsService,
 } from '@backstage/backend-plugin-api';
 import { Entity, stringifyEntityRef } from '@backstage/catalog-model';
 import { InputError, NotFoundError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
+import type { PermissionRuleset } from '@backstage/plugin-permission-node';
 import {
   SLICE_UPTIME_WINDOWS,
   SliceUptimeResponse,
@@ -19,6 +21,11 @@ import Router from 'express-promise-router';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { HealthcheckStore } from '../database/HealthcheckStore';
 import type { HistoryStore, UptimeSummary } from '../history';
+import { CheckAccess } from '../permissions/CheckAccess';
+import {
+  checkResourceOf,
+  HealthCheckResource,
+} from '../permissions/checkResource';
 import { computeRollup } from '../rollup/computeRollup';
 import { cellOf, matrixOf } from '../rollup/systemMatrix';
 import { listSystems, parseSystemListQuery } from './listSystems';
@@ -41,6 +48,10 @@ const SYSTEM_FIELDS = [
 export function createHealthRouter(options: {
   httpAuth: HttpAuthService;
   catalog: CatalogService;
+  /** For the checks of a system: which of them the caller may read. */
+  permissions: Pick<PermissionsService, 'authorizeConditional'>;
+  /** The registry's rules of checks; the plugin's own by default. */
+  checkRuleset?: PermissionRuleset<HealthCheckResource>;
   /** Where API checks are read, for a system's checks. */
   checks: Pick<HealthcheckStore, 'getCheck'>;
   states: DatabaseStateStore;
@@ -51,6 +62,11 @@ export function createHealthRouter(options: {
   const { httpAuth, catalog, checks, states, history, loadRollup } = options;
   const now = options.now ?? Date.now;
   const router = Router();
+  const access = new CheckAccess({
+    catalog,
+    permissions: options.permissions,
+    ruleset: options.checkRuleset,
+  });
 
   async function authenticate(req: express.Request) {
     return await httpAuth.credentials(req, { allow: ['user', 'service'] });
@@ -200,13 +216,14 @@ export function createHealthRouter(options: {
     await visibleSystem(systemRef, credentials);
     const slices = await states.readSystemSlices(systemRef);
     const ids = [...new Set(slices.map(slice => slice.checkId))].sort();
+    const details = await readCheckDetails({
+      ids,
+      store: checks,
+      catalog,
+      credentials,
+    });
     res.json({
-      items: await readCheckDetails({
-        ids,
-        store: checks,
-        catalog,
-        credentials,
-      }),
+      items: await access.visible(details, checkResourceOf, credentials),
     });
   });
 

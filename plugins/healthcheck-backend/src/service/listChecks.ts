@@ -1,24 +1,29 @@
-import { stringifyEntityRef } from '@backstage/catalog-model';
 import { BackstageCredentials } from '@backstage/backend-plugin-api';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
+  CheckDetails,
   CheckSummary,
   HEALTHCHECK_KIND,
   isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
 import { HealthcheckStore } from '../database/HealthcheckStore';
-import { gitOpsCheckSource } from './checkDetails';
+import { CheckAccess } from '../permissions/CheckAccess';
+import { checkResourceOf } from '../permissions/checkResource';
+import { apiCheckDetails, gitOpsCheckDetails } from './checkDetails';
 
 /**
- * Every check the plugin knows: those created through the API and those
- * declared as HealthCheck entities that the caller may read in the catalog.
+ * Every check the caller may see: those created through the API and those
+ * declared as HealthCheck entities that the caller may read in the catalog,
+ * each only if the caller can read every system it names and the policy
+ * lets them read it.
  */
 export async function listChecks(options: {
   store: HealthcheckStore;
   catalog: CatalogService;
+  access: CheckAccess;
   credentials: BackstageCredentials;
 }): Promise<CheckSummary[]> {
-  const { store, catalog, credentials } = options;
+  const { store, catalog, access, credentials } = options;
   const [stored, { items: entities }] = await Promise.all([
     store.listChecks(),
     catalog.getEntities(
@@ -27,30 +32,27 @@ export async function listChecks(options: {
       { credentials },
     ),
   ]);
+  const checks = [
+    ...entities.filter(isHealthCheckEntity).map(gitOpsCheckDetails),
+    ...stored.map(apiCheckDetails),
+  ];
+  const visible = await access.visible(checks, checkResourceOf, credentials);
+  return visible.map(summaryOf).sort((a, b) => a.id.localeCompare(b.id));
+}
 
-  const fromApi: CheckSummary[] = stored.map(check => ({
+function summaryOf(check: CheckDetails): CheckSummary {
+  const { spec, source } = check;
+  return {
     id: check.id,
     title: check.title,
-    type: check.spec.type,
-    target: check.spec.target,
-    interval: check.spec.interval,
-    systems: check.spec.systems,
-    paused: check.spec.paused === true,
-    source: { kind: 'api', createdBy: check.createdBy },
-  }));
-
-  const fromCatalog: CheckSummary[] = entities
-    .filter(isHealthCheckEntity)
-    .map(entity => ({
-      id: stringifyEntityRef(entity),
-      title: entity.metadata.title,
-      type: entity.spec.type,
-      target: entity.spec.target,
-      interval: entity.spec.interval,
-      systems: entity.spec.systems,
-      paused: entity.spec.paused === true,
-      source: gitOpsCheckSource(entity),
-    }));
-
-  return [...fromCatalog, ...fromApi].sort((a, b) => a.id.localeCompare(b.id));
+    type: spec.type,
+    target: spec.target,
+    interval: spec.interval,
+    systems: spec.systems,
+    paused: spec.paused === true,
+    source:
+      source.kind === 'api'
+        ? { kind: 'api', createdBy: source.createdBy }
+        : source,
+  };
 }

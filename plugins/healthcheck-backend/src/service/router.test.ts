@@ -14,6 +14,10 @@ import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import { HealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import request from 'supertest';
 import { DatabaseHealthcheckStore } from '../database/DatabaseHealthcheckStore';
+import {
+  createHealthcheckCheckConditionalDecision,
+  healthcheckCheckConditions,
+} from '../permissions/conditionExports';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { ChecksChange } from './checkChanges';
 import { CheckRunStarted, createRouter } from './router';
@@ -52,6 +56,14 @@ const gitOpsCheck = {
   },
 };
 
+/** The systems checks are assigned to: callers must be able to read them. */
+const systems = ['payments', 'billing'].map(name => ({
+  apiVersion: 'backstage.io/v1alpha1',
+  kind: 'System',
+  metadata: { name, namespace: 'default' },
+  spec: { owner: `group:default/${name}-team` },
+}));
+
 /** An auditor that keeps every event and what became of it. */
 function recordingAuditor() {
   const events: Array<{
@@ -83,22 +95,54 @@ function recordingAuditor() {
   return { auditor, events, summary };
 }
 
+/**
+ * A policy that lets everyone read and create, and lets users update,
+ * delete and run only the checks they own (their user ref and groups, by
+ * user).
+ */
+function permissionsConditionalOnOwnership(
+  ownershipByUser: Record<string, string[]>,
+) {
+  const decide = async (
+    requests: Array<{ permission: { name: string } }>,
+    { credentials }: { credentials: any },
+  ) =>
+    requests.map(({ permission }) =>
+      ['healthcheck.check.read', 'healthcheck.check.create'].includes(
+        permission.name,
+      )
+        ? { result: AuthorizeResult.ALLOW }
+        : createHealthcheckCheckConditionalDecision(
+            permission as any,
+            healthcheckCheckConditions.isCheckOwner({
+              claims:
+                ownershipByUser[credentials.principal.userEntityRef] ?? [],
+            }),
+          ),
+    ) as any;
+  return mockServices.permissions.mock({
+    authorize: jest.fn(decide),
+    authorizeConditional: jest.fn(decide),
+  });
+}
+
 /** A policy that allows everything but the permissions it names. */
 function permissionsDenying(...denied: string[]) {
+  const decide = async (requests: Array<{ permission: { name: string } }>) =>
+    requests.map(({ permission }) => ({
+      result: denied.includes(permission.name)
+        ? AuthorizeResult.DENY
+        : AuthorizeResult.ALLOW,
+    })) as any;
   return mockServices.permissions.mock({
-    authorize: jest.fn(async requests =>
-      requests.map(({ permission }) => ({
-        result: denied.includes(permission.name)
-          ? AuthorizeResult.DENY
-          : AuthorizeResult.ALLOW,
-      })),
-    ),
+    authorize: jest.fn(decide),
+    authorizeConditional: jest.fn(decide),
   });
 }
 
 async function startBackend(
   options: {
-    permissions?: ReturnType<typeof permissionsDenying>;
+    permissions?: ReturnType<typeof mockServices.permissions.mock>;
     onChecksChanged?: (change: ChecksChange) => void;
     runCheck?: (checkId: string) => Promise<CheckRunStarted[]>;
     allowPlaceholderHosts?: boolean;
@@ -156,7 +200,7 @@ async function startBackend(
   const { server } = await startTestBackend({
     features: [
       routerPlugin,
-      catalogServiceMock.factory({ entities: [gitOpsCheck] }),
+      catalogServiceMock.factory({ entities: [gitOpsCheck, ...systems] }),
       mockServices.database.factory(),
       audit.auditor.factory,
       permissions.factory,
@@ -474,6 +518,31 @@ describe('POST /v1/checks', () => {
     expect(read.status).toBe(404);
   });
 
+  it('answers 400 at each system the caller cannot read, in words that do not tell a hidden system from a missing one, and stores nothing', async () => {
+    const { server } = await startBackend();
+    const res = await request(server)
+      .post(CHECKS)
+      .set('Authorization', aliceHeader)
+      .send({
+        id: 'payments-http',
+        spec: { ...paymentsSpec, systems: ['payments', 'secret'] },
+      });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'Invalid check: spec.systems[1]: there is no system "secret" that you can read',
+    );
+    expect(res.body.error.problems).toEqual([
+      {
+        path: 'spec.systems[1]',
+        reason: 'there is no system "secret" that you can read',
+      },
+    ]);
+    const read = await request(server)
+      .get(`${CHECKS}/payments-http`)
+      .set('Authorization', aliceHeader);
+    expect(read.status).toBe(404);
+  });
+
   it('answers 201 even when the listener of changes throws', async () => {
     const { server } = await startBackend({
       onChecksChanged: () => {
@@ -628,6 +697,43 @@ describe('PUT /v1/checks/:id', () => {
       outcome: { success: { meta: { checkId: 'payments-http', revision: 2 } } },
     });
     expect(audit.events[1].options.meta).toEqual({ checkId: 'payments-http' });
+  });
+
+  it('answers 400 to an update that assigns the check to a system the caller cannot read, and changes nothing', async () => {
+    const { server } = await backendWithOneApiCheck();
+    const res = await request(server)
+      .put(`${CHECKS}/payments-http`)
+      .set('Authorization', aliceHeader)
+      .send({ spec: { ...paymentsSpec, systems: ['secret'] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe(
+      'Invalid check: spec.systems[0]: there is no system "secret" that you can read',
+    );
+    const read = await request(server)
+      .get(`${CHECKS}/payments-http`)
+      .set('Authorization', aliceHeader);
+    expect(read.body.spec.systems).toEqual(['payments']);
+  });
+
+  it('lets a policy decide per check: the owner may update it, others get 403', async () => {
+    const { server } = await backendWithOneApiCheck({
+      permissions: permissionsConditionalOnOwnership({
+        [alice]: [alice],
+        'user:default/bob': ['user:default/bob'],
+      }),
+    });
+    const update = (user: string) =>
+      request(server)
+        .put(`${CHECKS}/payments-http`)
+        .set('Authorization', mockCredentials.user.header(user))
+        .send({ spec: { ...paymentsSpec, interval: '1m' } });
+
+    const byBob = await update('user:default/bob');
+    expect(byBob.status).toBe(403);
+    expect(byBob.body.error.message).toBe(
+      "You may not do this: it needs the permission healthcheck.check.update on check 'payments-http'",
+    );
+    expect((await update(alice)).status).toBe(200);
   });
 
   it('answers 409 to an update based on a revision that is no longer current', async () => {
@@ -859,12 +965,15 @@ describe('POST /v1/checks/:id/run', () => {
     },
   ];
   const runCheck = async (checkId: string) =>
-    checkId === 'payments-http' ? started : [];
+    checkId === 'healthcheck:default/payments-api' ? started : [];
+  const RUN_PAYMENTS_API = `${CHECKS}/${encodeURIComponent(
+    'healthcheck:default/payments-api',
+  )}/run`;
 
   it('starts one run per environment and answers 202 with the run ids, audited', async () => {
     const { server, audit } = await startBackend({ runCheck });
     const res = await request(server)
-      .post('/api/healthcheck/v1/checks/payments-http/run')
+      .post(RUN_PAYMENTS_API)
       .set('Authorization', mockCredentials.user.header());
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ items: started });
@@ -872,20 +981,40 @@ describe('POST /v1/checks/:id/run', () => {
       {
         eventId: 'check-run',
         severityLevel: 'low',
-        outcome: { success: { meta: { checkId: 'payments-http', runs: 1 } } },
+        outcome: {
+          success: {
+            meta: { checkId: 'healthcheck:default/payments-api', runs: 1 },
+          },
+        },
       },
     ]);
   });
 
   it('answers 404 for a check with nothing to run', async () => {
-    const { server } = await startBackend({ runCheck });
+    const { server } = await startBackend({ runCheck: async () => [] });
     const res = await request(server)
-      .post('/api/healthcheck/v1/checks/nope/run')
+      .post(RUN_PAYMENTS_API)
       .set('Authorization', mockCredentials.user.header());
     expect(res.status).toBe(404);
     expect(res.body.error.message).toContain(
-      "Check 'nope' has no slices to run",
+      "Check 'healthcheck:default/payments-api' has no slices to run",
     );
+  });
+
+  it('answers 404 for a check that does not exist, and runs nothing', async () => {
+    const runs: string[] = [];
+    const { server } = await startBackend({
+      runCheck: async id => {
+        runs.push(id);
+        return started;
+      },
+    });
+    const res = await request(server)
+      .post(`${CHECKS}/nope/run`)
+      .set('Authorization', mockCredentials.user.header());
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toBe("There is no check with id 'nope'");
+    expect(runs).toEqual([]);
   });
 
   it('answers 403 when the policy denies healthcheck.check.run, and runs nothing', async () => {
@@ -898,7 +1027,7 @@ describe('POST /v1/checks/:id/run', () => {
       },
     });
     const res = await request(server)
-      .post('/api/healthcheck/v1/checks/payments-http/run')
+      .post(RUN_PAYMENTS_API)
       .set('Authorization', mockCredentials.user.header());
     expect(res.status).toBe(403);
     expect(runs).toEqual([]);
@@ -907,7 +1036,7 @@ describe('POST /v1/checks/:id/run', () => {
   it('answers 401 to callers without credentials', async () => {
     const { server } = await startBackend({ runCheck });
     const res = await request(server)
-      .post('/api/healthcheck/v1/checks/payments-http/run')
+      .post(RUN_PAYMENTS_API)
       .set('Authorization', noCredentials);
     expect(res.status).toBe(401);
   });

@@ -18,38 +18,43 @@ import {
   toError,
 } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
+import type { PermissionRuleset } from '@backstage/plugin-permission-node';
 import {
+  CheckDetails,
+  GitOpsCheckSource,
   healthcheckCheckCreatePermission,
   healthcheckCheckDeletePermission,
   healthcheckCheckRunPermission,
   healthcheckCheckUpdatePermission,
-  isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import Router from 'express-promise-router';
 import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
 import { TooManyRequestsError } from '../executor/runNowRateLimit';
+import { CheckAccess, CheckPermission } from '../permissions/CheckAccess';
+import {
+  checkResourceOf,
+  HealthCheckResource,
+} from '../permissions/checkResource';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import type { ProbeSecrets } from '../probes/secrets';
-import { apiCheckDetails, gitOpsCheckSource } from './checkDetails';
+import { apiCheckDetails } from './checkDetails';
 import { ChecksChange, systemsOfChange } from './checkChanges';
-import { gitOpsCheckRef, isApiCheckId, numberedCheckId } from './checkIds';
+import { numberedCheckId } from './checkIds';
 import { jsonBody } from './jsonBody';
 import { listChecks } from './listChecks';
 import { readCheckDetails } from './readCheckDetails';
-import { CheckRequest, parseCheckRequest } from './parseCheckRequest';
+import {
+  CheckRequest,
+  InvalidCheckError,
+  parseCheckRequest,
+} from './parseCheckRequest';
 
 /**
  * How many numbered ids (`x`, `x-2`, ... `x-20`) a check whose id comes from
  * its title may try before the caller is asked to give one.
  */
 const MAX_TITLE_ID_CANDIDATES = 20;
-
-type CheckPermission =
-  | typeof healthcheckCheckCreatePermission
-  | typeof healthcheckCheckUpdatePermission
-  | typeof healthcheckCheckDeletePermission
-  | typeof healthcheckCheckRunPermission;
 
 /**
  * What {@link createRouter} needs.
@@ -62,6 +67,8 @@ export interface RouterOptions {
   auditor: AuditorService;
   store: HealthcheckStore;
   catalog: CatalogService;
+  /** The registry's rules of checks, with those modules add; the plugin's own by default. */
+  checkRuleset?: PermissionRuleset<HealthCheckResource>;
   probeTypes: ProbeTypeRegistry;
   /** The shortest interval a check may have; see `validateHealthCheckSpec`. */
   minIntervalMs?: number;
@@ -110,6 +117,11 @@ export async function createRouter(
     options;
   const router = Router();
   router.use(jsonBody());
+  const access = new CheckAccess({
+    catalog,
+    permissions,
+    ruleset: options.checkRuleset,
+  });
 
   const validation = {
     probeTypes,
@@ -123,17 +135,76 @@ export async function createRouter(
     return await httpAuth.credentials(req, { allow: ['user', 'service'] });
   }
 
-  async function authorize(
-    permission: CheckPermission,
-    credentials: BackstageCredentials,
-  ) {
-    const [decision] = await permissions.authorize([{ permission }], {
-      credentials,
-    });
+  async function authorizeCreate(credentials: BackstageCredentials) {
+    const [decision] = await permissions.authorize(
+      [{ permission: healthcheckCheckCreatePermission }],
+      { credentials },
+    );
     if (decision.result !== AuthorizeResult.ALLOW) {
       throw new NotAllowedError(
-        `You may not do this: it needs the permission ${permission.name}`,
+        `You may not do this: it needs the permission ${healthcheckCheckCreatePermission.name}`,
       );
+    }
+  }
+
+  /** The check by id, as the caller may read it in the store or catalog; else 404. */
+  async function readCheck(
+    id: string,
+    credentials: BackstageCredentials,
+  ): Promise<CheckDetails> {
+    const [check] = await readCheckDetails({
+      ids: [id],
+      store,
+      catalog,
+      credentials,
+    });
+    if (!check) {
+      throw new NotFoundError(`There is no check with id '${id}'`);
+    }
+    return check;
+  }
+
+  /**
+   * The check if the caller may see it, else 404 (as for one that does not
+   * exist); then 403 unless the policy allows `permission` on it.
+   */
+  async function authorizedCheck(
+    id: string,
+    credentials: BackstageCredentials,
+    permission?: CheckPermission,
+  ): Promise<CheckDetails> {
+    const check = await readCheck(id, credentials);
+    await access.authorize(checkResourceOf(check), credentials, permission);
+    return check;
+  }
+
+  /**
+   * The check if the caller may see it and it was made through the API;
+   * 409 for a GitOps check, which is changed in Git; 403 unless the policy
+   * allows `permission` on it.
+   */
+  async function authorizedApiCheck(
+    id: string,
+    credentials: BackstageCredentials,
+    permission: CheckPermission,
+  ): Promise<CheckDetails & { revision: number }> {
+    const check = await readCheck(id, credentials);
+    if (check.source.kind === 'gitops') {
+      await access.authorize(checkResourceOf(check), credentials);
+      throw gitOpsChangeConflict(id, check.source);
+    }
+    await access.authorize(checkResourceOf(check), credentials, permission);
+    return check as CheckDetails & { revision: number };
+  }
+
+  /** 400 naming each system of the spec the caller cannot read. */
+  async function refuseUnreadableSystems(
+    systems: readonly string[],
+    credentials: BackstageCredentials,
+  ) {
+    const problems = await access.unreadableSystems(systems, credentials);
+    if (problems.length > 0) {
+      throw new InvalidCheckError(problems);
     }
   }
 
@@ -184,28 +255,6 @@ export async function createRouter(
     }
   }
 
-  /** A GitOps check is changed in Git: 409 if it exists, 404 if not. */
-  async function refuseGitOpsChange(
-    id: string,
-    credentials: BackstageCredentials,
-  ) {
-    const ref = gitOpsCheckRef(id);
-    if (!ref) {
-      return;
-    }
-    const entity = await catalog.getEntityByRef(ref, { credentials });
-    if (!entity || !isHealthCheckEntity(entity)) {
-      throw new NotFoundError(`There is no check with id '${id}'`);
-    }
-    const { entityRef, location } = gitOpsCheckSource(entity);
-    const where = location
-      ? `the HealthCheck entity ${entityRef} in ${location}`
-      : `the HealthCheck entity ${entityRef} (the catalog records no location for it)`;
-    throw new ConflictError(
-      `Check '${id}' is declared in Git, not through the API: change or delete ${where}, in Git`,
-    );
-  }
-
   async function createWithFreeId(
     request: CheckRequest,
     createdBy: string,
@@ -243,18 +292,19 @@ export async function createRouter(
 
   router.get('/v1/checks', async (req, res) => {
     const credentials = await authenticate(req);
-    const items = await listChecks({ store, catalog, credentials });
+    const items = await listChecks({ store, catalog, access, credentials });
     res.json({ items });
   });
 
   router.post('/v1/checks', async (req, res) => {
     const credentials = await authenticate(req);
     const created = await audited(req, 'check-create', async () => {
-      await authorize(healthcheckCheckCreatePermission, credentials);
+      await authorizeCreate(credentials);
       const request = parseCheckRequest(req.body, {
         operation: 'create',
         validation,
       });
+      await refuseUnreadableSystems(request.spec.systems, credentials);
       const check = await createWithFreeId(request, actorOf(credentials));
       return { result: check, check };
     });
@@ -267,39 +317,31 @@ export async function createRouter(
 
   router.get('/v1/checks/:id', async (req, res) => {
     const credentials = await authenticate(req);
-    const { id } = req.params;
-    const [details] = await readCheckDetails({
-      ids: [id],
-      store,
-      catalog,
-      credentials,
-    });
-    if (!details) {
-      throw new NotFoundError(`There is no check with id '${id}'`);
-    }
-    res.json(details);
+    res.json(await authorizedCheck(req.params.id, credentials));
   });
 
   router.put('/v1/checks/:id', async (req, res) => {
     const credentials = await authenticate(req);
     const { id } = req.params;
     const { before, after } = await audited(req, 'check-update', async () => {
-      await authorize(healthcheckCheckUpdatePermission, credentials);
-      await refuseGitOpsChange(id, credentials);
-      if (!isApiCheckId(id)) {
-        throw new NotFoundError(`There is no check with id '${id}'`);
-      }
+      const current = await authorizedApiCheck(
+        id,
+        credentials,
+        healthcheckCheckUpdatePermission,
+      );
       const request = parseCheckRequest(req.body, {
         operation: 'update',
         pathId: id,
         validation,
       });
+      await refuseUnreadableSystems(request.spec.systems, credentials);
       const versions = await store.updateCheck({
         id,
         title: request.title,
         spec: request.spec,
         updatedBy: actorOf(credentials),
-        expectedRevision: request.revision,
+        // What was authorized, not a version someone saved since.
+        expectedRevision: request.revision ?? current.revision,
       });
       return { result: versions, check: versions.after };
     });
@@ -311,13 +353,16 @@ export async function createRouter(
     const credentials = await authenticate(req);
     const { id } = req.params;
     const deleted = await audited(req, 'check-delete', async () => {
-      await authorize(healthcheckCheckDeletePermission, credentials);
-      await refuseGitOpsChange(id, credentials);
-      if (!isApiCheckId(id)) {
-        throw new NotFoundError(`There is no check with id '${id}'`);
-      }
       const expectedRevision = readRevisionQuery(req.query.revision);
-      const check = await store.deleteCheck(id, { expectedRevision });
+      const current = await authorizedApiCheck(
+        id,
+        credentials,
+        healthcheckCheckDeletePermission,
+      );
+      const check = await store.deleteCheck(id, {
+        // What was authorized, not a version someone saved since.
+        expectedRevision: expectedRevision ?? current.revision,
+      });
       return { result: check, check };
     });
     notifyChanged(id, deleted, undefined);
@@ -334,7 +379,7 @@ export async function createRouter(
       meta: { checkId: id },
     });
     try {
-      await authorize(healthcheckCheckRunPermission, credentials);
+      await authorizedCheck(id, credentials, healthcheckCheckRunPermission);
       if (!options.runCheck) {
         throw new NotFoundError('Running checks is not available here');
       }
@@ -361,6 +406,19 @@ export async function createRouter(
   });
 
   return router;
+}
+
+/** A GitOps check is changed in Git: where, in a 409. */
+function gitOpsChangeConflict(
+  id: string,
+  source: GitOpsCheckSource,
+): ConflictError {
+  const where = source.location
+    ? `the HealthCheck entity ${source.entityRef} in ${source.location}`
+    : `the HealthCheck entity ${source.entityRef} (the catalog records no location for it)`;
+  return new ConflictError(
+    `Check '${id}' is declared in Git, not through the API: change or delete ${where}, in Git`,
+  );
 }
 
 /** Who is recorded as having made or changed a check. */

@@ -85,6 +85,7 @@ function ExistingCheck(props: CheckFormProps & { checkId: string }) {
   );
   const permission = usePermission({
     permission: healthcheckCheckUpdatePermission,
+    resourceRef: props.checkId,
   });
 
   if (loading || (value?.source.kind === 'api' && permission.loading)) {

@@ -33,9 +33,6 @@ export function ChecksTab(props: ChecksTabProps) {
     () => api.listChecks(),
     [api, props.reloadToken],
   );
-  const { allowed: canUpdate } = usePermission({
-    permission: healthcheckCheckUpdatePermission,
-  });
   const [openCheckId, setOpenCheckId] = useState<string>();
 
   const columns = useMemo<TableColumn<CheckSummary>[]>(
@@ -94,23 +91,12 @@ export function ChecksTab(props: ChecksTabProps) {
         title: 'Actions',
         field: 'id',
         sorting: false,
-        render: check => {
-          const editable = check.source.kind === 'api' && canUpdate;
-          const name = check.title ?? check.id;
-          return (
-            <Button
-              size="small"
-              variant="outlined"
-              onClick={() => setOpenCheckId(check.id)}
-              aria-label={`${editable ? 'Edit' : 'View'} ${name}`}
-            >
-              {editable ? 'Edit' : 'View'}
-            </Button>
-          );
-        },
+        render: check => (
+          <OpenCheckButton check={check} onOpen={setOpenCheckId} />
+        ),
       },
     ],
-    [canUpdate],
+    [],
   );
 
   return (
@@ -165,4 +151,32 @@ export function ChecksTab(props: ChecksTabProps) {
       />
     );
   }
+}
+
+/**
+ * "Edit" for an API check the user may update (the policy decides per
+ * check), "View" otherwise: GitOps checks are edited in Git.
+ */
+function OpenCheckButton(props: {
+  check: CheckSummary;
+  onOpen: (checkId: string) => void;
+}) {
+  const { check, onOpen } = props;
+  const isApiCheck = check.source.kind === 'api';
+  // Without a resource ref nothing is asked: a GitOps check is not edited here.
+  const { allowed: editable } = usePermission({
+    permission: healthcheckCheckUpdatePermission,
+    resourceRef: isApiCheck ? check.id : undefined,
+  });
+  const name = check.title ?? check.id;
+  return (
+    <Button
+      size="small"
+      variant="outlined"
+      onClick={() => onOpen(check.id)}
+      aria-label={`${editable ? 'Edit' : 'View'} ${name}`}
+    >
+      {editable ? 'Edit' : 'View'}
+    </Button>
+  );
 }

@@ -101,7 +101,6 @@ export interface CellHistoryDrawerProps {
   onClose: () => void;
   /** Changes after "Run now" so the history loads again. */
   refreshKey: number;
-  permission: { loading: boolean; allowed: boolean };
   onRunStarted: () => void;
   refreshDelayMs?: number;
 }
@@ -247,7 +246,6 @@ function CellHistory(
         <RunNowButton
           checkId={selected.checkId}
           checkTitle={checkTitle}
-          permission={props.permission}
           onStarted={props.onRunStarted}
           refreshDelayMs={props.refreshDelayMs}
         />

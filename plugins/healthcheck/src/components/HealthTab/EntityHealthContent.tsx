@@ -6,10 +6,8 @@ import {
 import { useApi } from '@backstage/core-plugin-api';
 import { Entity } from '@backstage/catalog-model';
 import { useEntity } from '@backstage/plugin-catalog-react';
-import { usePermission } from '@backstage/plugin-permission-react';
 import Button from '@material-ui/core/Button';
 import Grid from '@material-ui/core/Grid';
-import { healthcheckCheckRunPermission } from '@vigil/plugin-healthcheck-common';
 import { useCallback, useMemo, useState } from 'react';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
 import { useSystemHealth } from '../../hooks';
@@ -100,13 +98,6 @@ function SystemHealthContent(props: {
       }),
     [api, systemRef],
   );
-  const { loading: permissionLoading, allowed } = usePermission({
-    permission: healthcheckCheckRunPermission,
-  });
-  const permission = useMemo(
-    () => ({ loading: permissionLoading, allowed }),
-    [permissionLoading, allowed],
-  );
   const [selected, setSelected] = useState<SelectedCell | undefined>();
   const [refreshKey, setRefreshKey] = useState(0);
   const onRunStarted = useCallback(() => {
@@ -171,7 +162,6 @@ function SystemHealthContent(props: {
             selected={selected}
             onOpenCell={setSelected}
             uptimes={uptimes}
-            permission={permission}
             onRunStarted={onRunStarted}
             refreshDelayMs={refreshAfterRunMs}
           />
@@ -182,7 +172,6 @@ function SystemHealthContent(props: {
         selected={selected}
         onClose={onClose}
         refreshKey={refreshKey}
-        permission={permission}
         onRunStarted={onRunStarted}
         refreshDelayMs={refreshAfterRunMs}
       />

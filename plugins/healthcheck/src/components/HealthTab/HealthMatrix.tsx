@@ -189,7 +189,6 @@ function MatrixCell(props: {
 
 function RunCell(props: {
   checkId: string;
-  permission: { loading: boolean; allowed: boolean };
   onRunStarted: () => void;
   refreshDelayMs?: number;
 }) {
@@ -198,7 +197,6 @@ function RunCell(props: {
     <RunNowButton
       checkId={props.checkId}
       checkTitle={checkTitleOf(state, shortCheckName(props.checkId))}
-      permission={props.permission}
       onStarted={props.onRunStarted}
       refreshDelayMs={props.refreshDelayMs}
     />
@@ -211,7 +209,6 @@ export interface HealthMatrixProps {
   selected?: SelectedCell;
   onOpenCell: (cell: SelectedCell) => void;
   uptimes: MatrixUptimes;
-  permission: { loading: boolean; allowed: boolean };
   onRunStarted: () => void;
   refreshDelayMs?: number;
   title?: string;
@@ -229,7 +226,6 @@ export function HealthMatrix(props: HealthMatrixProps) {
     selected,
     onOpenCell,
     uptimes,
-    permission,
     onRunStarted,
     refreshDelayMs,
     title,
@@ -287,7 +283,6 @@ export function HealthMatrix(props: HealthMatrixProps) {
         render: row => (
           <RunCell
             checkId={row.checkId}
-            permission={permission}
             onRunStarted={onRunStarted}
             refreshDelayMs={refreshDelayMs}
           />
@@ -300,7 +295,6 @@ export function HealthMatrix(props: HealthMatrixProps) {
       onOpenCell,
       uptimeSlices,
       uptimeStatus,
-      permission,
       onRunStarted,
       refreshDelayMs,
     ],

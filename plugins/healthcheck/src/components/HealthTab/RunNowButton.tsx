@@ -1,7 +1,9 @@
 import { alertApiRef, useApi } from '@backstage/core-plugin-api';
+import { usePermission } from '@backstage/plugin-permission-react';
 import Button from '@material-ui/core/Button';
 import Tooltip from '@material-ui/core/Tooltip';
 import { RiPlayLine } from '@remixicon/react';
+import { healthcheckCheckRunPermission } from '@vigil/plugin-healthcheck-common';
 import { useEffect, useRef, useState } from 'react';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
 import { useStableId } from './useStableId';
@@ -15,8 +17,6 @@ export interface RunNowButtonProps {
   checkId: string;
   /** For the button's label and the alert. */
   checkTitle: string;
-  /** From `usePermission({ permission: healthcheckCheckRunPermission })`. */
-  permission: { loading: boolean; allowed: boolean };
   /** Called a moment after the runs started, to show their results. */
   onStarted: () => void;
   /** How long after the runs started `onStarted` is called; default 2 s. */
@@ -25,16 +25,15 @@ export interface RunNowButtonProps {
 
 /**
  * Runs a check now in each of its environments. Disabled, with the reason,
- * for users without `healthcheck.check.run`.
+ * for users without `healthcheck.check.run` on this check (a policy may
+ * decide per check, by its owner, say).
  */
 export function RunNowButton(props: RunNowButtonProps) {
-  const {
-    checkId,
-    checkTitle,
-    permission,
-    onStarted,
-    refreshDelayMs = 2000,
-  } = props;
+  const { checkId, checkTitle, onStarted, refreshDelayMs = 2000 } = props;
+  const permission = usePermission({
+    permission: healthcheckCheckRunPermission,
+    resourceRef: checkId,
+  });
   const api = useApi(healthcheckApiRef);
   const alertApi = useApi(alertApiRef);
   const [running, setRunning] = useState(false);

@@ -281,7 +281,8 @@ export function makeApi(overrides: Partial<MockedApi> = {}): MockedApi {
 export interface Options {
   entity?: Entity;
   api?: ReturnType<typeof makeApi>;
-  allowRun?: boolean;
+  /** Whether the user may run checks: all, none, or by check id. */
+  allowRun?: boolean | ((checkId: string) => boolean);
   alertApi?: { post: jest.Mock };
   signalApi?: unknown;
 }
@@ -295,7 +296,14 @@ export async function renderTab(options: Options = {}) {
     [
       permissionApiRef,
       mockApis.permission({
-        authorize: (options.allowRun ?? true ? 'ALLOW' : 'DENY') as any,
+        authorize: request => {
+          const allowRun = options.allowRun ?? true;
+          const allowed =
+            typeof allowRun === 'function'
+              ? allowRun(request.resourceRef ?? '')
+              : allowRun;
+          return (allowed ? 'ALLOW' : 'DENY') as any;
+        },
       }),
     ],
   ];
