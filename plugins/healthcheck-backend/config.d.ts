@@ -246,6 +246,15 @@ export interface Config {
        * @visibility backend
        */
       public?: boolean;
+      /**
+       * With `public`, systems whose badges anonymous readers may load even
+       * where the permission policy does not let an anonymous caller read
+       * them in the catalog (`system:default/payments`, or `payments`).
+       * Every other badge shows only what its reader may read in the
+       * catalog. Default none.
+       * @visibility backend
+       */
+      publicSystems?: string[];
     };
 
     /** `POST /v1/checks/{id}/run`: running a check now. */

@@ -50,6 +50,7 @@ import {
   createBadgeRouter,
   readBadgeSettings,
 } from './badges';
+import { createBadgeAuthorizer } from './badges/badgeVisibility';
 import {
   DatabaseHistoryStore,
   readHistorySettings,
@@ -271,8 +272,15 @@ export const healthcheckPlugin = createBackendPlugin({
           loadRollup: systemRef => rollups.get(systemRef),
         });
         const badgeLogger = logger.child({ component: 'badges' });
+        const badgeSettings = readBadgeSettings(config);
         const badgeRouter = createBadgeRouter({
           logger: badgeLogger,
+          authorize: createBadgeAuthorizer({
+            httpAuth,
+            auth,
+            permissions,
+            settings: badgeSettings,
+          }),
           ...badgeLoaders({
             logger: badgeLogger,
             loadRollup: systemRef => rollups.getOrEmpty(systemRef),
@@ -282,7 +290,7 @@ export const healthcheckPlugin = createBackendPlugin({
         httpRouter.use(
           createApiRouter([checksRouter, healthRouter, badgeRouter]),
         );
-        httpRouter.addAuthPolicy(badgeAuthPolicy(readBadgeSettings(config)));
+        httpRouter.addAuthPolicy(badgeAuthPolicy(badgeSettings));
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
         logger.info(
           `Health checks ready; probe types: ${

@@ -48,6 +48,16 @@ function findEnvironment(
 }
 
 /**
+ * The 404 of a badge of a system health checks do not know, and of one the
+ * caller may not read: the same answer, so a badge does not tell whether a
+ * hidden system exists.
+ * @internal
+ */
+export function unknownSystemError(systemRef: string): NotFoundError {
+  return new NotFoundError(`No system ${systemRef} with health checks`);
+}
+
+/**
  * What {@link createBadgeRouter} needs.
  * @internal
  */
@@ -133,12 +143,6 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
     return found;
   }
 
-  function unknownSystem(request: BadgeRequest): NotFoundError {
-    return new NotFoundError(
-      `No system ${request.systemRef} with health checks`,
-    );
-  }
-
   /**
    * The environments an up-time or response-time badge may name. The
    * remembered names serve every request they answer; one they do not
@@ -165,7 +169,7 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
     if (request.kind === 'status') {
       const rollup = await loadRollup(request.systemRef);
       if (!rollup) {
-        throw unknownSystem(request);
+        throw unknownSystemError(request.systemRef);
       }
       const name = environmentOf(
         request,
@@ -179,7 +183,7 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
 
     const environments = await measuredEnvironments(request);
     if (!environments) {
-      throw unknownSystem(request);
+      throw unknownSystemError(request.systemRef);
     }
     const environment = environmentOf(request, environments);
     const to = now();

@@ -3,10 +3,11 @@ import { badgeAuthPolicy, readBadgeSettings } from './badgeSettings';
 
 describe('readBadgeSettings', () => {
   it('keeps badges private by default', () => {
-    expect(readBadgeSettings(new ConfigReader({}))).toEqual({ public: false });
+    const closed = { public: false, publicSystems: new Set() };
+    expect(readBadgeSettings(new ConfigReader({}))).toEqual(closed);
     expect(
       readBadgeSettings(new ConfigReader({ healthcheck: { badges: {} } })),
-    ).toEqual({ public: false });
+    ).toEqual(closed);
   });
 
   it('reads healthcheck.badges.public', () => {
@@ -14,12 +15,46 @@ describe('readBadgeSettings', () => {
       readBadgeSettings(
         new ConfigReader({ healthcheck: { badges: { public: true } } }),
       ),
-    ).toEqual({ public: true });
+    ).toMatchObject({ public: true });
     expect(
       readBadgeSettings(
         new ConfigReader({ healthcheck: { badges: { public: false } } }),
       ),
-    ).toEqual({ public: false });
+    ).toMatchObject({ public: false });
+  });
+
+  it('reads the systems listed as public, as canonical System refs', () => {
+    const settings = readBadgeSettings(
+      new ConfigReader({
+        healthcheck: {
+          badges: {
+            public: true,
+            publicSystems: ['system:default/Payments', 'search', 'ops/pager'],
+          },
+        },
+      }),
+    );
+    expect([...settings.publicSystems]).toEqual([
+      'system:default/payments',
+      'system:default/search',
+      'system:ops/pager',
+    ]);
+  });
+
+  it('refuses a public system that is not the ref of a System, naming each entry', () => {
+    expect(() =>
+      readBadgeSettings(
+        new ConfigReader({
+          healthcheck: {
+            badges: {
+              publicSystems: ['payments', 'component:default/cart', 'a:b:c'],
+            },
+          },
+        }),
+      ),
+    ).toThrow(
+      'Invalid badge settings: healthcheck.badges.publicSystems[1]: "component:default/cart" is not the ref of a System, such as system:default/payments or payments; healthcheck.badges.publicSystems[2]: "a:b:c" is not the ref of a System, such as system:default/payments or payments',
+    );
   });
 
   it('refuses a value that is not a boolean', () => {

@@ -1,5 +1,7 @@
 import { HttpRouterServiceAuthPolicy } from '@backstage/backend-plugin-api';
 import { Config } from '@backstage/config';
+import { InputError } from '@backstage/errors';
+import { canonicalSystemRef } from '../permissions/checkResource';
 
 /**
  * Where the badges are served, under the plugin's router; the path of their
@@ -19,16 +21,45 @@ export interface BadgeSettings {
    * present the user cookie (`<img src>` cannot send a token).
    */
   public: boolean;
+  /**
+   * `healthcheck.badges.publicSystems`: canonical refs of systems whose
+   * badges anonymous readers may load even where the permission policy
+   * does not let an anonymous caller read them in the catalog. Only with
+   * {@link BadgeSettings.public}.
+   */
+  publicSystems: ReadonlySet<string>;
 }
+
+const PUBLIC_SYSTEMS_KEY = 'healthcheck.badges.publicSystems';
 
 /**
  * Reads {@link BadgeSettings} from the config.
- * @throws when `healthcheck.badges.public` is not a boolean.
+ * @throws when `healthcheck.badges.public` is not a boolean, or an entry of
+ * `healthcheck.badges.publicSystems` is not the ref of a System.
  * @internal
  */
 export function readBadgeSettings(config: Config): BadgeSettings {
+  const written = config.getOptionalStringArray(PUBLIC_SYSTEMS_KEY) ?? [];
+  const problems: string[] = [];
+  const publicSystems = new Set<string>();
+  written.forEach((ref, index) => {
+    const system = canonicalSystemRef(ref, 'default');
+    if (system) {
+      publicSystems.add(system);
+    } else {
+      problems.push(
+        `${PUBLIC_SYSTEMS_KEY}[${index}]: ${JSON.stringify(
+          ref,
+        )} is not the ref of a System, such as system:default/payments or payments`,
+      );
+    }
+  });
+  if (problems.length > 0) {
+    throw new InputError(`Invalid badge settings: ${problems.join('; ')}`);
+  }
   return {
     public: config.getOptionalBoolean('healthcheck.badges.public') ?? false,
+    publicSystems,
   };
 }
 
@@ -40,7 +71,7 @@ export function readBadgeSettings(config: Config): BadgeSettings {
  * @internal
  */
 export function badgeAuthPolicy(
-  settings: BadgeSettings,
+  settings: Pick<BadgeSettings, 'public'>,
 ): HttpRouterServiceAuthPolicy {
   return {
     path: BADGES_PATH,

@@ -586,7 +586,7 @@ export const spec = {
       get: {
         operationId: 'GetSystemBadge',
         description:
-          'An SVG badge (or a shields.io endpoint JSON with `format=json`) of a system’s status, up-time or response time.',
+          'An SVG badge (or a shields.io endpoint JSON with `format=json`) of a system’s status, up-time or response time. Only of a system the caller may read in the catalog (anonymous callers: one an anonymous principal may read, or one listed in healthcheck.badges.publicSystems); any other answers 404, as an unknown system does.',
         parameters: [
           {
             name: 'kind',
