@@ -11,6 +11,7 @@ import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
+import { readDeploymentKey } from './database/deploymentKeys';
 import { readConfigDuration } from './config';
 import { validateHealthCheckSpec } from './catalog/validateHealthCheckSpec';
 import { createProbingInstance } from './executor/createProbingInstance';
@@ -35,6 +36,7 @@ import {
   RollupConsumer,
   RollupService,
 } from './rollup';
+import { liveKeysUnder } from './rollup/liveKeys';
 import {
   CatalogChangePoller,
   createReconcileLock,
@@ -127,6 +129,9 @@ export const healthcheckPlugin = createBackendPlugin({
         const slices = await DatabaseSliceStore.create({ database });
         const states = await DatabaseStateStore.create({ database });
         const history = await DatabaseHistoryStore.create({ database });
+        const liveKeyOf = liveKeysUnder(
+          await readDeploymentKey(database, 'live-keys'),
+        );
         await scheduleHistoryMaintenance({
           scheduler,
           logger: logger.child({ component: 'history' }),
@@ -141,6 +146,7 @@ export const healthcheckPlugin = createBackendPlugin({
           logger: logger.child({ component: 'rollup' }),
           events,
           signals,
+          liveKeyOf,
         });
         const transitions = new EnvironmentTransitions({
           store: states,
@@ -270,6 +276,7 @@ export const healthcheckPlugin = createBackendPlugin({
           states,
           history,
           loadRollup: systemRef => rollups.get(systemRef),
+          liveKeyOf,
         });
         const badgeLogger = logger.child({ component: 'badges' });
         const badgeSettings = readBadgeSettings(config);

@@ -34,6 +34,7 @@ import { badgeLoaders } from '../badges/badgeLoaders';
 import { createBadgeRouter } from '../badges/badgeRouter';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { DatabaseHistoryStore } from '../history/DatabaseHistoryStore';
+import { liveKeysUnder } from '../rollup/liveKeys';
 import { RollupService } from '../rollup/RollupService';
 import { createApiRouter } from '../service/createApiRouter';
 import { createHealthRouter } from '../service/healthRouter';
@@ -209,11 +210,13 @@ export async function startBenchServer(options: {
   const logger = quietLogger('bench server');
   const states = new CountingStateStore(knex);
   const history = new DatabaseHistoryStore(knex, historyNow);
+  const liveKeyOf = liveKeysUnder(Buffer.alloc(32));
   const rollups = new RollupService({
     store: states,
     catalog,
     auth: benchAuth,
     logger,
+    liveKeyOf,
   });
 
   let recording: ServerSample | undefined;
@@ -268,6 +271,7 @@ export async function startBenchServer(options: {
     states,
     history,
     loadRollup: systemRef => rollups.get(systemRef),
+    liveKeyOf,
   });
   // As plugin.ts, but with the bench's clock for the badge windows.
   const badgeRouter = createBadgeRouter({

@@ -2,7 +2,14 @@ import { mockServices } from '@backstage/backend-test-utils';
 import type { Entity } from '@backstage/catalog-model';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import {
+  SYSTEM_STATUS_CHANGED_TOPIC,
+  SYSTEM_STATUS_SIGNAL_CHANNEL,
+} from '@vigil/plugin-healthcheck-common';
+import { liveKeysUnder } from './liveKeys';
 import { RollupService } from './RollupService';
+
+const liveKeyOf = liveKeysUnder(Buffer.alloc(32, 1));
 
 /** checkout depends on payments-service, a component of payments. */
 const ENTITIES: Record<string, Entity> = {
@@ -44,6 +51,7 @@ describe('RollupService.upstreamOf', () => {
       catalog,
       auth: mockServices.auth(),
       logger: mockServices.logger.mock(),
+      liveKeyOf,
       now: () => clock,
     });
     return {
@@ -132,6 +140,7 @@ describe('RollupService.get', () => {
       } as unknown as CatalogService,
       auth: mockServices.auth(),
       logger: mockServices.logger.mock(),
+      liveKeyOf,
       now: () => clock,
     });
     return {
@@ -185,5 +194,70 @@ describe('RollupService.get', () => {
     const before = reads.length;
     expect((await service.get(SYSTEM))?.status).toBe('unhealthy');
     expect(reads).toHaveLength(before + 1);
+  });
+});
+
+describe('RollupService.recompute', () => {
+  const SYSTEM = 'system:default/checkout';
+
+  it('tells browsers only the live key of a system whose status changed, and the backend the whole rollup', async () => {
+    const signals = { publish: jest.fn(async () => {}) };
+    const events = { publish: jest.fn(async () => {}) };
+    const store = {
+      readRollup: async () => undefined,
+      readEnvironmentSlices: async () => [
+        {
+          sliceId: 's',
+          checkId: 'checkout-http',
+          systemRef: SYSTEM,
+          environment: 'production',
+          paused: false,
+          state: { status: 'unhealthy', lastReason: '[STATUS] (500) == 200' },
+        },
+      ],
+      readEnvironmentStates: async () => new Map(),
+      readRollups: async () => new Map(),
+      writeRollup: async () => ({ stored: true, previous: undefined }),
+    } as unknown as DatabaseStateStore;
+    const service = new RollupService({
+      store,
+      catalog: {
+        getEntityByRef: async () => undefined,
+        getEntities: async () => ({ items: [] }),
+        getEntitiesByRefs: async () => ({ items: [] }),
+      } as unknown as CatalogService,
+      auth: mockServices.auth(),
+      logger: mockServices.logger.mock(),
+      events: events as any,
+      signals: signals as any,
+      liveKeyOf,
+      now: () => 1_000_000,
+    });
+
+    await service.recompute(SYSTEM);
+
+    expect(signals.publish).toHaveBeenCalledTimes(1);
+    expect(signals.publish).toHaveBeenCalledWith({
+      recipients: { type: 'broadcast' },
+      channel: SYSTEM_STATUS_SIGNAL_CHANNEL,
+      message: { type: 'SYSTEM_STATUS_CHANGED', liveKey: liveKeyOf(SYSTEM) },
+    });
+    expect(JSON.stringify(signals.publish.mock.calls)).not.toMatch(
+      /checkout|STATUS\]|unhealthy/,
+    );
+    expect(events.publish).toHaveBeenCalledWith({
+      topic: SYSTEM_STATUS_CHANGED_TOPIC,
+      eventPayload: expect.objectContaining({
+        type: 'SYSTEM_STATUS_CHANGED',
+        systemRef: SYSTEM,
+        from: 'unknown',
+        to: 'unhealthy',
+        rollup: expect.objectContaining({
+          reasons: [
+            expect.objectContaining({ display: '[STATUS] (500) == 200' }),
+          ],
+        }),
+      }),
+    });
   });
 });

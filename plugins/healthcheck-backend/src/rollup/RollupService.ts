@@ -8,10 +8,12 @@ import {
   SYSTEM_STATUS_SIGNAL_CHANNEL,
   SystemRollup,
   SystemStatusChangedEvent,
+  SystemStatusSignal,
 } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { computeRollup } from './computeRollup';
+import type { LiveKeyOf } from './liveKeys';
 import { systemsOfComponents, upstreamSystems } from './upstreamSystems';
 
 /**
@@ -34,7 +36,9 @@ const UPSTREAM_TTL_MS = 30_000;
 /**
  * Recomputes and serves system rollups. A recompute reads durable state
  * only, stores the result unless a later computation already did, and on a
- * status change tells the rest of Backstage (events and signals).
+ * status change tells the rest of Backstage: the backend through events,
+ * with the whole rollup; browsers through a signal that carries only the
+ * system's opaque live key, since every browser receives it.
  * @internal
  */
 export class RollupService {
@@ -44,6 +48,7 @@ export class RollupService {
   readonly #logger: LoggerService;
   readonly #events?: EventsService;
   readonly #signals?: SignalsService;
+  readonly #liveKeyOf: LiveKeyOf;
   readonly #now: () => number;
   /** Stored rollups, wrapped: lru-cache keeps no `undefined`. */
   readonly #rollups: LRUCache<string, { rollup?: SystemRollup }>;
@@ -58,6 +63,8 @@ export class RollupService {
     logger: LoggerService;
     events?: EventsService;
     signals?: SignalsService;
+    /** The live key of a system, which its signals carry. */
+    liveKeyOf: LiveKeyOf;
     now?: () => number;
   }) {
     this.#store = options.store;
@@ -66,6 +73,7 @@ export class RollupService {
     this.#logger = options.logger;
     this.#events = options.events;
     this.#signals = options.signals;
+    this.#liveKeyOf = options.liveKeyOf;
     this.#now = options.now ?? Date.now;
     // Bounded: badge requests may name any system, existing or not.
     this.#rollups = new LRUCache<string, { rollup?: SystemRollup }>({
@@ -206,7 +214,10 @@ export class RollupService {
       this.#signals?.publish({
         recipients: { type: 'broadcast' },
         channel: SYSTEM_STATUS_SIGNAL_CHANNEL,
-        message: event as unknown as Record<string, never>,
+        message: {
+          type: 'SYSTEM_STATUS_CHANGED',
+          liveKey: this.#liveKeyOf(event.systemRef),
+        } satisfies SystemStatusSignal,
       }),
     ]);
     for (const result of results) {

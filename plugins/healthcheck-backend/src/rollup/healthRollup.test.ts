@@ -29,6 +29,7 @@ import {
 } from './buildNotification';
 import { EnvironmentTransitions } from './EnvironmentTransitions';
 import { RollupConsumer } from './RollupConsumer';
+import { liveKeysUnder } from './liveKeys';
 import { RollupService } from './RollupService';
 import { createRunFollowUp } from './followUpRuns';
 import type { RunRecord } from '../executor/SliceRunner';
@@ -199,6 +200,7 @@ describe('health rollup', () => {
       auth: mockServices.auth(),
       logger,
       events,
+      liveKeyOf: liveKeysUnder(Buffer.alloc(32)),
     });
     const transitions = new EnvironmentTransitions({
       store,

@@ -44,6 +44,7 @@ describe('the OpenAPI document', () => {
           states: unused,
           history: unused,
           loadRollup: unused,
+          liveKeyOf: unused,
         }),
       ),
       ...routesOf(

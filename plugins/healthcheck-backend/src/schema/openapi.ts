@@ -192,12 +192,17 @@ export const spec = {
           { $ref: '#/components/schemas/SystemRollup' },
           {
             type: 'object',
-            required: ['name', 'namespace'],
+            required: ['name', 'namespace', 'liveKey'],
             properties: {
               name: { type: 'string' },
               namespace: { type: 'string' },
               title: { type: 'string' },
               owner: { type: 'string' },
+              liveKey: {
+                type: 'string',
+                description:
+                  'The system’s opaque key on the signal channel healthcheck:system-status: a signal `{ type: SYSTEM_STATUS_CHANGED, liveKey }` with it means this system’s rollup changed.',
+              },
             },
           },
         ],

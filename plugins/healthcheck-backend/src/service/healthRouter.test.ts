@@ -23,6 +23,7 @@ import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { DatabaseHistoryStore } from '../history';
 import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
+import { liveKeysUnder } from '../rollup/liveKeys';
 import { RollupService } from '../rollup/RollupService';
 import {
   createHealthRouter,
@@ -31,6 +32,8 @@ import {
 } from './healthRouter';
 
 jest.setTimeout(60_000);
+
+const liveKeyOf = liveKeysUnder(Buffer.alloc(32, 3));
 
 /** A user the catalog shows nothing of payments, as a permission policy would. */
 const OUTSIDER = 'user:default/outsider';
@@ -159,6 +162,7 @@ describe('the health routes', () => {
               catalog,
               auth: deps.auth,
               logger: deps.logger,
+              liveKeyOf,
             });
             await rollups.recompute('system:default/payments');
             const history = await DatabaseHistoryStore.create({
@@ -207,6 +211,7 @@ describe('the health routes', () => {
                 states,
                 history,
                 loadRollup: ref => rollups.get(ref),
+                liveKeyOf,
               }),
             );
           },
@@ -251,6 +256,7 @@ describe('the health routes', () => {
       });
       expect(res.body.items[0]).toMatchObject({
         systemRef: 'system:default/payments',
+        liveKey: liveKeyOf('system:default/payments'),
         owner: expect.stringContaining('payments'),
         healthy: 0,
         total: 1,
@@ -331,6 +337,7 @@ describe('the health routes', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         status: 'unhealthy',
+        liveKey: liveKeyOf('system:default/payments'),
         environmentNames: ['production', 'staging'],
         checks: [
           {

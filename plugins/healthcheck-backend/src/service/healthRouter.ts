@@ -27,6 +27,7 @@ import {
   HealthCheckResource,
 } from '../permissions/checkResource';
 import { computeRollup } from '../rollup/computeRollup';
+import type { LiveKeyOf } from '../rollup/liveKeys';
 import { cellOf, matrixOf } from '../rollup/systemMatrix';
 import { listSystems, parseSystemListQuery } from './listSystems';
 import { readCheckDetails } from './readCheckDetails';
@@ -57,9 +58,12 @@ export function createHealthRouter(options: {
   states: DatabaseStateStore;
   history: HistoryStore;
   loadRollup: (systemRef: string) => Promise<SystemRollup | undefined>;
+  /** The key of a system's status signals, which its answers carry. */
+  liveKeyOf: LiveKeyOf;
   now?: () => number;
 }): express.Router {
-  const { httpAuth, catalog, checks, states, history, loadRollup } = options;
+  const { httpAuth, catalog, checks, states, history, loadRollup, liveKeyOf } =
+    options;
   const now = options.now ?? Date.now;
   const router = Router();
   const access = new CheckAccess({
@@ -103,6 +107,7 @@ export function createHealthRouter(options: {
       title: entity.metadata.title,
       owner:
         typeof entity.spec?.owner === 'string' ? entity.spec.owner : undefined,
+      liveKey: liveKeyOf(systemRef),
     };
   }
 

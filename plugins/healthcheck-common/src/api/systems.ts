@@ -67,13 +67,14 @@ export interface SystemRollup {
 export const ENVIRONMENT_CHANGED_TOPIC = 'healthcheck.environment.changed';
 
 /**
- * The events topic (and the signals channel) of system status changes.
+ * The events topic of system status changes, inside the backend.
  * @public
  */
 export const SYSTEM_STATUS_CHANGED_TOPIC = 'healthcheck.system.changed';
 
 /**
- * The signals channel the frontend subscribes to for live updates.
+ * The signals channel the frontend subscribes to for live updates; its
+ * messages are {@link SystemStatusSignal}s.
  * @public
  */
 export const SYSTEM_STATUS_SIGNAL_CHANNEL = 'healthcheck:system-status';
@@ -95,8 +96,9 @@ export interface EnvironmentChangedEvent {
 }
 
 /**
- * Payload of {@link SYSTEM_STATUS_CHANGED_TOPIC} and of the signal: a
- * system's rollup changed status. `type` is `SYSTEM_STATUS_CHANGED`.
+ * Payload of {@link SYSTEM_STATUS_CHANGED_TOPIC}, on the backend's events
+ * service only: a system's rollup changed status. Browsers get a
+ * {@link SystemStatusSignal} instead, which says nothing of the system.
  * @public
  */
 export interface SystemStatusChangedEvent {
@@ -105,6 +107,20 @@ export interface SystemStatusChangedEvent {
   from: HealthStatus;
   to: HealthStatus;
   rollup: SystemRollup;
+}
+
+/**
+ * The message on {@link SYSTEM_STATUS_SIGNAL_CHANNEL}, which every signed-in
+ * browser receives: some system's status changed. It carries only the
+ * system's opaque `liveKey`, the one the API returns with the system's
+ * rollup, so a page that shows the system knows to read it again (through
+ * the API, which answers only what the caller may read) and nobody learns
+ * anything of a system they cannot read.
+ * @public
+ */
+export interface SystemStatusSignal {
+  type: 'SYSTEM_STATUS_CHANGED';
+  liveKey: string;
 }
 
 /**
@@ -118,6 +134,12 @@ export interface SystemHealthSummary extends SystemRollup {
   title?: string;
   /** The owner's entity ref, as the catalog has it. */
   owner?: string;
+  /**
+   * The system's key on {@link SYSTEM_STATUS_SIGNAL_CHANNEL}: a signal with
+   * this `liveKey` means this system's rollup changed. Opaque and stable
+   * for the deployment; it cannot be turned back into the system.
+   */
+  liveKey: string;
 }
 
 /**

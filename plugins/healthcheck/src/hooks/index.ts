@@ -1,2 +1,6 @@
-export { useLiveRefresh, POLL_INTERVAL_MS } from './useLiveRefresh';
+export {
+  listConcerns,
+  useLiveRefresh,
+  POLL_INTERVAL_MS,
+} from './useLiveRefresh';
 export { useSystemHealth } from './useSystemHealth';

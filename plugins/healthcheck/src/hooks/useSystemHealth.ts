@@ -6,8 +6,8 @@ import { useLiveRefresh } from './useLiveRefresh';
 
 /**
  * A system's rollup and matrix, kept current: refetched when the backend
- * signals that the system's status changed (or, without signals, polled).
- * `value` is `undefined` for a system the backend does not know.
+ * signals a change under the system's live key (or, without signals,
+ * polled). `value` is `undefined` for a system the backend does not know.
  * @internal
  */
 export function useSystemHealth(systemRef: string | undefined) {
@@ -16,9 +16,10 @@ export function useSystemHealth(systemRef: string | undefined) {
     async () => (systemRef ? await api.getSystem(systemRef) : undefined),
     [api, systemRef],
   );
+  // Before the first answer there is no key; that answer is current anyway.
   const { live } = useLiveRefresh(
     state.retry,
-    event => event.systemRef === systemRef?.toLowerCase(),
+    liveKey => liveKey === state.value?.liveKey,
   );
   return { ...state, live };
 }

@@ -80,6 +80,7 @@ const catalogEntities = [
 
 const authHealth: SystemHealthSummary = paymentsHealth({
   systemRef: 'system:default/auth',
+  liveKey: 'live-key-of-auth',
   name: 'auth',
   title: 'Auth',
   status: 'healthy',
@@ -196,10 +197,24 @@ describe('HealthDependencyMapCard', () => {
     await renderMap(listSystems, signalApi);
     await untilDrawn(nodes => expect(nodes).toContain('payments: Degraded'));
 
-    signalApi.emit(statusChanged(recovered, 'degraded'));
+    signalApi.emit(statusChanged(recovered));
 
     await untilDrawn(nodes => expect(nodes).toContain('payments: Healthy'));
     expect(listSystems).toHaveBeenCalledTimes(2);
+  });
+
+  it('ignores the signals of systems it does not list when it lists them all', async () => {
+    const signalApi = createMockSignalApi();
+    const listSystems = jest
+      .fn<Promise<SystemListResponse>, []>()
+      .mockResolvedValue(systemList([paymentsHealth(), authHealth]));
+    await renderMap(listSystems, signalApi);
+    await untilDrawn(nodes => expect(nodes).toContain('payments: Degraded'));
+
+    signalApi.emit({ type: 'SYSTEM_STATUS_CHANGED', liveKey: 'hidden-system' });
+
+    await new Promise(resolve => setTimeout(resolve, 100));
+    expect(listSystems).toHaveBeenCalledTimes(1);
   });
 
   describe('HealthEntityNode, as renderNode of a stock graph', () => {

@@ -4,7 +4,7 @@ import { SystemHealthSummary } from '@vigil/plugin-healthcheck-common';
 import { createContext, ReactNode, useContext, useMemo } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
-import { useLiveRefresh } from '../../hooks';
+import { listConcerns, useLiveRefresh } from '../../hooks';
 import { systemRefOfEntity } from '../../status';
 import {
   HealthPresentation,
@@ -39,8 +39,9 @@ export interface HealthNodesProviderProps {
 
 /**
  * Loads the health of every system once (one request of up to 500 systems)
- * for the {@link HealthEntityNode}s inside it, and reloads it whenever the
- * backend signals a status change (or every 30 s without signals).
+ * for the {@link HealthEntityNode}s inside it, and reloads it when the
+ * backend signals a status change of a system it may show (or every 30 s
+ * without signals).
  * @public
  */
 export function HealthNodesProvider(props: HealthNodesProviderProps) {
@@ -49,7 +50,10 @@ export function HealthNodesProvider(props: HealthNodesProviderProps) {
     () => api.listSystems({ limit: SYSTEMS_LIMIT }),
     [api],
   );
-  useLiveRefresh(retry);
+  useLiveRefresh(
+    retry,
+    liveKey => value !== undefined && listConcerns(value, liveKey),
+  );
 
   const context = useMemo<HealthNodesContextValue>(() => {
     const bySystemRef = new Map(

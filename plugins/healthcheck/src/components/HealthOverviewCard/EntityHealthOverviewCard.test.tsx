@@ -105,11 +105,23 @@ describe('EntityHealthOverviewCard', () => {
       await screen.findByText('3 of 4 checks healthy'),
     ).toBeInTheDocument();
 
-    signalApi.emit(statusChanged(recovered, 'degraded'));
+    signalApi.emit(statusChanged(recovered));
 
     expect(
       await screen.findByText('4 of 4 checks healthy'),
     ).toBeInTheDocument();
     await waitFor(() => expect(getSystem).toHaveBeenCalledTimes(2));
+  });
+
+  it('ignores the signals of other systems', async () => {
+    const signalApi = createMockSignalApi();
+    const getSystem = jest.fn(async () => paymentsHealth());
+    await renderCard({ getSystem }, { entity: paymentsSystem, signalApi });
+    await screen.findByText('3 of 4 checks healthy');
+
+    signalApi.emit({ type: 'SYSTEM_STATUS_CHANGED', liveKey: 'someone-else' });
+
+    await new Promise(resolve => setTimeout(resolve, 100));
+    expect(getSystem).toHaveBeenCalledTimes(1);
   });
 });

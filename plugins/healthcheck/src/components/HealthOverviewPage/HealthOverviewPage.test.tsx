@@ -192,20 +192,43 @@ describe('HealthOverviewPage', () => {
     expect(screen.getByText('Live')).toBeInTheDocument();
     expect(listSystems).toHaveBeenCalledTimes(1);
 
-    const changed = (to: HealthStatus) => ({
+    const changed = {
       type: 'SYSTEM_STATUS_CHANGED',
-      systemRef: 'system:default/search',
-      from: 'degraded',
-      to,
-    });
-    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, changed('healthy'));
-    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, changed('unhealthy'));
-    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, changed('degraded'));
+      liveKey: firstPage.items[1].liveKey,
+    };
+    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, changed);
+    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, changed);
+    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, changed);
 
     await waitFor(() => expect(listSystems).toHaveBeenCalledTimes(2));
     expect(lastQuery(listSystems)).toEqual({ sort: 'status', limit: 50 });
     await new Promise(resolve => setTimeout(resolve, 800));
     expect(listSystems).toHaveBeenCalledTimes(2);
+  });
+
+  it('ignores the signals of systems a page that lists every system it counts cannot show', async () => {
+    const signals = createTestSignalApi();
+    const everySystem: SystemListResponse = {
+      ...firstPage,
+      counts: counts({ unhealthy: 1, degraded: 1, healthy: 1 }),
+    };
+    const listSystems = jest.fn(
+      async (_query?: ListSystemsQuery) => everySystem,
+    );
+    await renderPage({ listSystems, signals });
+    await screen.findByText('Payments');
+
+    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, {
+      type: 'SYSTEM_STATUS_CHANGED',
+      liveKey: 'the-key-of-a-system-this-user-cannot-see',
+    });
+    signals.emit(SYSTEM_STATUS_SIGNAL_CHANNEL, {
+      type: 'SYSTEM_STATUS_CHANGED',
+      systemRef: 'system:default/payments',
+    });
+
+    await new Promise(resolve => setTimeout(resolve, 800));
+    expect(listSystems).toHaveBeenCalledTimes(1);
   });
 
   it('explains how to add a check when no system has one', async () => {

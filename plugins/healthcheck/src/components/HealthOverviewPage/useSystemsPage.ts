@@ -3,7 +3,7 @@ import { SystemListResponse } from '@vigil/plugin-healthcheck-common';
 import { useCallback, useEffect, useRef } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
-import { useLiveRefresh } from '../../hooks';
+import { listConcerns, useLiveRefresh } from '../../hooks';
 import { listQueryOf, OverviewState } from './overviewState';
 
 /** Status changes within this long of the first cause one refetch. @internal */
@@ -12,9 +12,10 @@ export const LIVE_REFRESH_DEBOUNCE_MS = 500;
 /**
  * The current page of systems, refetched when the filters or the page
  * change, when `reloadToken` changes, and (at most every
- * {@link LIVE_REFRESH_DEBOUNCE_MS}) when the backend signals that a system's
- * status changed; polled when the app has no signals. While refetching,
- * `value` keeps the previous page.
+ * {@link LIVE_REFRESH_DEBOUNCE_MS}) when the backend signals that the
+ * status of a system the page may show changed (see `listConcerns`);
+ * polled when the app has no signals. While refetching, `value` keeps the
+ * previous page.
  * @internal
  */
 export function useSystemsPage(state: OverviewState, reloadToken = 0) {
@@ -50,6 +51,10 @@ export function useSystemsPage(state: OverviewState, reloadToken = 0) {
   }, []);
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  const { live } = useLiveRefresh(scheduleRefresh);
+  const { live } = useLiveRefresh(
+    scheduleRefresh,
+    liveKey =>
+      result.value !== undefined && listConcerns(result.value, liveKey),
+  );
   return { ...result, live };
 }

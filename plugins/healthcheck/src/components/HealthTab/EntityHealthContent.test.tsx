@@ -311,9 +311,7 @@ describe('EntityHealthContent', () => {
     act(() =>
       onMessage!({
         type: 'SYSTEM_STATUS_CHANGED',
-        systemRef: 'system:default/payments',
-        from: 'unhealthy',
-        to: 'healthy',
+        liveKey: 'live-key-of-payments',
       }),
     );
     await waitFor(() => expect(api.getSystem).toHaveBeenCalledTimes(2));

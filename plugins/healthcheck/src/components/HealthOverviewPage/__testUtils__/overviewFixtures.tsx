@@ -33,6 +33,7 @@ export function system(
 ): SystemHealthSummary {
   return {
     systemRef: `system:default/${name}`,
+    liveKey: `live-key-of-${name}`,
     name,
     namespace: 'default',
     status,

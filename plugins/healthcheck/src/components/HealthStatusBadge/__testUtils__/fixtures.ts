@@ -3,7 +3,7 @@ import { SignalApi } from '@backstage/plugin-signals-react';
 import {
   SYSTEM_STATUS_SIGNAL_CHANNEL,
   SystemHealthDetails,
-  SystemStatusChangedEvent,
+  SystemStatusSignal,
 } from '@vigil/plugin-healthcheck-common';
 import { act } from '@testing-library/react';
 
@@ -13,6 +13,7 @@ export function paymentsHealth(
 ): SystemHealthDetails {
   return {
     systemRef: 'system:default/payments',
+    liveKey: 'live-key-of-payments',
     name: 'payments',
     namespace: 'default',
     title: 'Payments',
@@ -87,7 +88,7 @@ export const paymentsApiComponent: Entity = {
 
 /** A signal API whose messages the test sends with `emit`. */
 export function createMockSignalApi(): SignalApi & {
-  emit(event: SystemStatusChangedEvent): void;
+  emit(signal: SystemStatusSignal): void;
 } {
   const listeners = new Map<string, Set<(message: unknown) => void>>();
   return {
@@ -98,26 +99,22 @@ export function createMockSignalApi(): SignalApi & {
       listeners.set(channel, channelListeners);
       return { unsubscribe: () => channelListeners.delete(listener) };
     },
-    emit(event) {
+    emit(signal) {
       act(() => {
         listeners
           .get(SYSTEM_STATUS_SIGNAL_CHANNEL)
-          ?.forEach(listener => listener(event));
+          ?.forEach(listener => listener(signal));
       });
     },
   };
 }
 
-/** The signal the backend sends when a system's status changed. */
+/**
+ * The signal the backend sends when a system's status changed: its live
+ * key, nothing else.
+ */
 export function statusChanged(
-  rollup: SystemHealthDetails,
-  from: SystemHealthDetails['status'],
-): SystemStatusChangedEvent {
-  return {
-    type: 'SYSTEM_STATUS_CHANGED',
-    systemRef: rollup.systemRef,
-    from,
-    to: rollup.status,
-    rollup,
-  };
+  system: Pick<SystemHealthDetails, 'liveKey'>,
+): SystemStatusSignal {
+  return { type: 'SYSTEM_STATUS_CHANGED', liveKey: system.liveKey };
 }

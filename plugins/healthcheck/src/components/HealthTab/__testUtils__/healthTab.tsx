@@ -51,6 +51,7 @@ export function makeSystem(
 ): SystemHealthDetails {
   return {
     systemRef: 'system:default/payments',
+    liveKey: 'live-key-of-payments',
     name: 'payments',
     namespace: 'default',
     status: 'unhealthy',
