@@ -393,7 +393,7 @@ export const spec = {
       get: {
         operationId: 'ListSystems',
         description:
-          'Every system the caller may read in the catalog, with its rollup.',
+          'Every system the caller may read in the catalog, with its rollup; upstream systems and components the caller cannot read are left out.',
         parameters: [
           {
             name: 'status',
@@ -453,7 +453,7 @@ export const spec = {
       get: {
         operationId: 'GetSystem',
         description:
-          'A system’s rollup and its environment x check matrix; each check row names the `components` its check targets, when it names any.',
+          'A system’s rollup and its environment x check matrix; each check row names the `components` its check targets, when it names any. Upstream systems and components the caller cannot read are left out.',
         responses: {
           '200': { description: 'The system' },
           ...errorResponses('404'),

@@ -26,11 +26,13 @@ import {
   checkResourceOf,
   HealthCheckResource,
 } from '../permissions/checkResource';
+import { readableEntityRefs } from '../permissions/readableEntityRefs';
 import { computeRollup } from '../rollup/computeRollup';
 import type { LiveKeyOf } from '../rollup/liveKeys';
 import { cellOf, matrixOf } from '../rollup/systemMatrix';
 import { listSystems, parseSystemListQuery } from './listSystems';
 import { readCheckDetails } from './readCheckDetails';
+import { forReader, otherEntitiesNamedIn } from './rollupForReader';
 
 const SYSTEM_FIELDS = [
   'kind',
@@ -43,7 +45,8 @@ const SYSTEM_FIELDS = [
 /**
  * The read side of system health: rollups, the environment x check matrix,
  * its cells' up-time, history and single slices. A caller sees a system
- * only if the catalog lets it read the System entity.
+ * only if the catalog lets it read the System entity, and of the systems
+ * and components an answer names besides, only those it may read.
  * @internal
  */
 export function createHealthRouter(options: {
@@ -88,6 +91,22 @@ export function createHealthRouter(options: {
     return entity;
   }
 
+  /**
+   * The answers as the caller may see them: without the upstream systems
+   * and targeted components it cannot read (one catalog request for all).
+   */
+  async function forCaller<T extends SystemHealthSummary>(
+    answers: T[],
+    credentials: BackstageCredentials,
+  ): Promise<T[]> {
+    const readable = await readableEntityRefs(
+      catalog,
+      otherEntitiesNamedIn(answers),
+      credentials,
+    );
+    return answers.map(answer => forReader(answer, readable));
+  }
+
   function summaryOf(
     entity: Entity,
     rollup: SystemRollup | undefined,
@@ -121,17 +140,16 @@ export function createHealthRouter(options: {
     const rollups = await states.readRollups(
       items.map(e => stringifyEntityRef(e).toLowerCase()),
     );
-    res.json(
-      listSystems(
-        items.map(entity =>
-          summaryOf(
-            entity,
-            rollups.get(stringifyEntityRef(entity).toLowerCase()),
-          ),
+    const page = listSystems(
+      items.map(entity =>
+        summaryOf(
+          entity,
+          rollups.get(stringifyEntityRef(entity).toLowerCase()),
         ),
-        query,
       ),
+      query,
     );
+    res.json({ ...page, items: await forCaller(page.items, credentials) });
   });
 
   router.get('/v1/systems/:namespace/:name', async (req, res) => {
@@ -146,7 +164,8 @@ export function createHealthRouter(options: {
       ...summaryOf(entity, rollup),
       ...matrixOf(slices),
     };
-    res.json(details);
+    const [seen] = await forCaller([details], credentials);
+    res.json(seen);
   });
 
   router.get('/v1/systems/:namespace/:name/history', async (req, res) => {

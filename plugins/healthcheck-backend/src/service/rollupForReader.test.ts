@@ -1,0 +1,96 @@
+import type { SystemHealthDetails } from '@vigil/plugin-healthcheck-common';
+import { forReader, otherEntitiesNamedIn } from './rollupForReader';
+
+const checkout: SystemHealthDetails = {
+  systemRef: 'system:default/checkout',
+  liveKey: 'k',
+  name: 'checkout',
+  namespace: 'default',
+  status: 'unhealthy',
+  environments: [],
+  reasons: [
+    {
+      checkId: 'checkout-http',
+      environment: 'production',
+      status: 'unhealthy',
+      display: '[STATUS] (502) == 200',
+      components: ['component:default/cart', 'component:default/vault'],
+    },
+    {
+      checkId: 'vault-tls',
+      environment: 'production',
+      status: 'unhealthy',
+      display: 'tls: handshake failed',
+      components: ['component:default/vault'],
+    },
+  ],
+  healthy: 0,
+  total: 2,
+  upstream: [
+    { systemRef: 'system:default/payments', status: 'unhealthy' },
+    { systemRef: 'system:default/secrets', status: 'degraded' },
+  ],
+  updatedAt: '2026-12-01T12:00:00.000Z',
+  since: '2026-12-01T11:00:00.000Z',
+  environmentNames: ['production'],
+  checks: [
+    {
+      checkId: 'checkout-http',
+      components: ['component:default/cart', 'component:default/vault'],
+      cells: {},
+    },
+    {
+      checkId: 'vault-tls',
+      components: ['component:default/vault'],
+      cells: {},
+    },
+    { checkId: 'plain', cells: {} },
+  ],
+};
+
+describe('otherEntitiesNamedIn', () => {
+  it('names the upstream systems and every targeted component, once each', () => {
+    expect(otherEntitiesNamedIn([checkout]).sort()).toEqual([
+      'component:default/cart',
+      'component:default/vault',
+      'system:default/payments',
+      'system:default/secrets',
+    ]);
+  });
+});
+
+describe('forReader', () => {
+  it('leaves out upstream systems and components the reader cannot read, and keeps the status', () => {
+    const seen = forReader(
+      checkout,
+      new Set(['system:default/payments', 'component:default/cart']),
+    );
+    expect(seen.status).toBe('unhealthy');
+    expect(seen.upstream).toEqual([
+      { systemRef: 'system:default/payments', status: 'unhealthy' },
+    ]);
+    expect(seen.reasons.map(r => r.components)).toEqual([
+      ['component:default/cart'],
+      undefined,
+    ]);
+    expect(seen.reasons[1]).not.toHaveProperty('components');
+    expect(seen.checks.map(row => row.components)).toEqual([
+      ['component:default/cart'],
+      undefined,
+      undefined,
+    ]);
+    expect(JSON.stringify(seen)).not.toMatch(
+      /system:default\/secrets|component:default\/vault/,
+    );
+  });
+
+  it('changes nothing for a reader who can read everything it names', () => {
+    const everything = new Set(otherEntitiesNamedIn([checkout]));
+    expect(forReader(checkout, everything)).toEqual(checkout);
+  });
+
+  it('takes a summary without a matrix as it is', () => {
+    const { checks: _checks, environmentNames: _names, ...summary } = checkout;
+    expect(forReader(summary, new Set())).not.toHaveProperty('checks');
+  });
+});
