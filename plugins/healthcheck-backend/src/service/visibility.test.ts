@@ -28,6 +28,7 @@ import {
   startPortalBackend,
 } from '../__testUtils__/startPortalBackend';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { waitFor } from '../__testUtils__/waitFor';
 import {
   createHealthcheckCheckConditionalDecision,
   healthcheckCheckConditions,
@@ -166,27 +167,6 @@ function apiCheck(id: string, base: string, systems: string[]) {
   };
 }
 
-/** Polls `read` until `done` says its value will do, or fails with the last one. */
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Timed out waiting for ${what}; last seen: ${JSON.stringify(value)}`,
-      );
-    }
-    await new Promise(resolve => setTimeout(resolve, 250));
-    value = await read();
-  }
-  return value;
-}
-
 const databases = TestDatabases.create({ ids: requiredTestDatabases() });
 
 describe.each(databases.eachSupportedId())(
@@ -253,10 +233,10 @@ describe.each(databases.eachSupportedId())(
 
       // The catalog ingests the file; then each team adds a check through
       // the API.
-      await eventually(
+      await waitFor(
+        'the catalog to ingest the file and its location',
         async () => (await portal.listEntities()).length,
         count => count === 13,
-        'the catalog to ingest the file and its location',
       );
       await request(portal.server)
         .post('/api/healthcheck/v1/checks')
@@ -271,7 +251,8 @@ describe.each(databases.eachSupportedId())(
 
       // Every slice runs and is healthy (alpha: its two checks from Git,
       // shared-dns and its API check; bravo: one from Git, one from the API)...
-      await eventually(
+      await waitFor(
+        'alpha and bravo to be healthy',
         async () => [
           await systemOf('alpha', as(carol)),
           await systemOf('bravo', as(carol)),
@@ -281,21 +262,20 @@ describe.each(databases.eachSupportedId())(
           a.total === 4 &&
           b.status === 'healthy' &&
           b.total === 2,
-        'alpha and bravo to be healthy',
       );
       // ... then bravo goes down, and so does alpha's check of bravo's
       // component: alpha's health now names bravo and its component.
       targetStatus.set('/bravo-http', 500);
-      await eventually(
+      await waitFor(
+        'bravo to be unhealthy',
         () => systemOf('bravo', as(carol)),
         b => b.status === 'unhealthy',
-        'bravo to be unhealthy',
       );
       targetStatus.set('/alpha-upstream', 500);
-      await eventually(
+      await waitFor(
+        'alpha to be unhealthy, with bravo upstream',
         () => systemOf('alpha', as(carol)),
         a => a.status === 'unhealthy' && a.upstream.length === 1,
-        'alpha to be unhealthy, with bravo upstream',
       );
     });
 

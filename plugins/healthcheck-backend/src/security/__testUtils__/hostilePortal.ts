@@ -103,26 +103,7 @@ function writeCatalog(
   return file;
 }
 
-/** Polls `read` until `done`, failing with what it last read. */
-export async function waitFor<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 45_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Timed out waiting for ${what}: ${JSON.stringify(value)}`,
-      );
-    }
-    await new Promise(resolve => setTimeout(resolve, 250));
-    value = await read();
-  }
-  return value;
-}
+export { waitFor } from '../../__testUtils__/waitFor';
 
 /**
  * What {@link startHostilePortal} starts: a portal that ingested
