@@ -287,6 +287,13 @@ describe('the health routes', () => {
           .get(`/api/healthcheck/v1/systems?${query}`)
           .set('Authorization', user);
       expect((await get('status=unhealthy')).body.items).toHaveLength(1);
+      // The demo's analytics System names its owner as `data-team`.
+      for (const owner of ['data-team', 'group:default/data-team']) {
+        const owned = (await get(`owner=${owner}`)).body.items;
+        expect(owned.map((s: any) => [s.name, s.owner])).toEqual([
+          ['analytics', 'group:default/data-team'],
+        ]);
+      }
       expect((await get('q=CHECK')).body.items.map((s: any) => s.name)).toEqual(
         ['checkout'],
       );

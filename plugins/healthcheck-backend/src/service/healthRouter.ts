@@ -8,6 +8,7 @@ import { InputError, NotFoundError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import type { PermissionRuleset } from '@backstage/plugin-permission-node';
 import {
+  canonicalEntityRef,
   SLICE_UPTIME_WINDOWS,
   SliceUptimeResponse,
   SliceUptimeWindow,
@@ -124,8 +125,15 @@ export function createHealthRouter(options: {
       name: entity.metadata.name,
       namespace: entity.metadata.namespace ?? 'default',
       title: entity.metadata.title,
+      // In full, so every client can link it: `guests` in a System's file
+      // is `group:<its namespace>/guests`.
       owner:
-        typeof entity.spec?.owner === 'string' ? entity.spec.owner : undefined,
+        typeof entity.spec?.owner === 'string'
+          ? canonicalEntityRef(entity.spec.owner, {
+              defaultKind: 'group',
+              defaultNamespace: entity.metadata.namespace,
+            })
+          : undefined,
       liveKey: liveKeyOf(systemRef),
     };
   }

@@ -1,5 +1,6 @@
 import { InputError } from '@backstage/errors';
 import {
+  canonicalEntityRef,
   HEALTH_STATUSES,
   HealthStatus,
   isHealthStatus,
@@ -120,7 +121,12 @@ export function listSystems(
   query: SystemListQuery,
 ): SystemListResponse {
   const search = query.search?.toLowerCase();
-  const owner = query.owner?.toLowerCase();
+  // Written as a user would (`guests`, `group:guests`), compared in full.
+  const owner =
+    query.owner === undefined
+      ? undefined
+      : canonicalEntityRef(query.owner, { defaultKind: 'group' }) ??
+        query.owner.toLowerCase();
   const environment = query.environment?.toLowerCase();
   const matching = systems.filter(
     system =>

@@ -1,23 +1,43 @@
 import { parseEntityRef, stringifyEntityRef } from '@backstage/catalog-model';
 
 /**
+ * An entity ref in canonical form: the default kind and namespace filled in
+ * where it names none, all lower case (`guests` as an owner becomes
+ * `group:default/guests`), so refs written differently compare equal and
+ * every client can link them. `undefined` when it does not parse.
+ * @public
+ */
+export function canonicalEntityRef(
+  ref: string,
+  defaults: { defaultKind: string; defaultNamespace?: string },
+): string | undefined {
+  try {
+    return stringifyEntityRef(
+      parseEntityRef(ref, {
+        defaultKind: defaults.defaultKind,
+        defaultNamespace: defaults.defaultNamespace ?? 'default',
+      }),
+    ).toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * One ref of a check's `spec.components` in canonical form: kind `component`
  * and the given namespace filled in where it names none, all lower case
- * (`payments-service` becomes `component:default/payments-service`), so refs
- * written differently compare equal. `undefined` when it does not parse.
+ * (`payments-service` becomes `component:default/payments-service`).
+ * `undefined` when it does not parse.
  * @public
  */
 export function canonicalComponentRef(
   ref: string,
   defaultNamespace: string = 'default',
 ): string | undefined {
-  try {
-    return stringifyEntityRef(
-      parseEntityRef(ref, { defaultKind: 'component', defaultNamespace }),
-    ).toLowerCase();
-  } catch {
-    return undefined;
-  }
+  return canonicalEntityRef(ref, {
+    defaultKind: 'component',
+    defaultNamespace,
+  });
 }
 
 /**

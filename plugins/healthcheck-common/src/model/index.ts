@@ -11,7 +11,11 @@ export type {
   HealthCheckSpec,
   HealthCheckThresholds,
 } from './healthCheckSpec';
-export { canonicalComponentRef, canonicalComponentRefs } from './componentRefs';
+export {
+  canonicalComponentRef,
+  canonicalComponentRefs,
+  canonicalEntityRef,
+} from './componentRefs';
 export {
   applyEnvironmentOverride,
   canonicalEnvironmentName,
