@@ -1,249 +1,32 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { parseEntityRef } from '@backstage/catalog-model';
 import {
-  mockServices,
-  TestDatabaseId,
-  TestDatabases,
-} from '@backstage/backend-test-utils';
-import { Entity, parseEntityRef } from '@backstage/catalog-model';
-import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
-import type { EventParams, EventsService } from '@backstage/plugin-events-node';
-import {
-  canonicalComponentRefs,
-  encodeSliceId,
   ENVIRONMENT_CHANGED_TOPIC,
   EnvironmentChangedEvent,
   SYSTEM_STATUS_CHANGED_TOPIC,
 } from '@vigil/plugin-healthcheck-common';
-import knexFactory, { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
-import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
-import {
-  DatabaseStateStore,
-  StoredSliceState,
-} from '../database/DatabaseStateStore';
-import type { SliceStatus } from '../judge';
-import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
+import type { RunRecord } from '../executor/SliceRunner';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import {
-  DEFAULT_NOTIFICATION_SETTINGS,
-  NotificationSettings,
-} from './buildNotification';
-import { EnvironmentTransitions } from './EnvironmentTransitions';
-import { RollupConsumer } from './RollupConsumer';
-import { liveKeysUnder } from './liveKeys';
-import { RollupService } from './RollupService';
+  DEMO_SLICES as SLICES,
+  eventually,
+  healthTestbed,
+  sliceOf,
+} from './__testUtils__/healthTestbed';
+import { DEFAULT_NOTIFICATION_SETTINGS } from './buildNotification';
 import { createRunFollowUp } from './followUpRuns';
-import type { RunRecord } from '../executor/SliceRunner';
 
 jest.setTimeout(60_000);
 
-/**
- * Waits until `ready` holds, or `withinMs` has passed: the expectations after
- * it say what was missing. Timers fire late on a busy machine, so a fixed
- * sleep is no proof that a debounced recompute has run.
- */
-async function eventually(
-  ready: () => boolean | Promise<boolean>,
-  withinMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await ready()) && Date.now() < deadline) {
-    await new Promise(resolve => setTimeout(resolve, 25));
-  }
-}
-
-/** The catalog's stitching, for the relation the rollup reads. */
-function withDependsOnRelations(entities: Entity[]): Entity[] {
-  return entities.map(entity => {
-    const dependsOn = (entity.spec?.dependsOn ?? []) as string[];
-    return {
-      ...entity,
-      relations: dependsOn.map(target => ({
-        type: 'dependsOn',
-        targetRef: target.toLowerCase(),
-      })),
-    };
-  });
-}
-
-class RecordingEvents implements EventsService {
-  readonly published: EventParams[] = [];
-  readonly subscribers: Array<(event: EventParams) => Promise<void>> = [];
-
-  async publish(params: EventParams): Promise<void> {
-    this.published.push(params);
-  }
-
-  async subscribe(options: {
-    onEvent: (event: EventParams) => Promise<void>;
-  }): Promise<void> {
-    this.subscribers.push(options.onEvent);
-  }
-
-  of(topic: string) {
-    return this.published
-      .filter(event => event.topic === topic)
-      .map(event => event.eventPayload);
-  }
-}
-
-/** The components a HealthCheck of the demo catalog targets, as the reconciler stores them. */
-function componentsOfDemoCheck(name: string): string[] {
-  const check = readDemoCatalog().find(
-    e => e.kind === 'HealthCheck' && e.metadata.name === name,
-  );
-  if (!check) {
-    throw new Error(`No HealthCheck ${name} in the demo catalog`);
-  }
-  return canonicalComponentRefs(check.spec?.components as string[]);
-}
-
-function sliceOf(
-  checkId: string,
-  system: string,
-  environment: string,
-  components?: string[],
-): DesiredSlice {
-  const key = {
-    checkId,
-    systemRef: `system:default/${system}`,
-    environment,
-  };
-  return {
-    id: encodeSliceId(key),
-    ...key,
-    intervalMs: 10_000,
-    timeoutMs: 2_000,
-    type: 'http',
-    target: 'http://127.0.0.1:7010/health',
-    config: {},
-    conditions: ['[STATUS] == 200'],
-    thresholds: {},
-    configHash: 'h',
-    ...(components && { components }),
-  };
-}
-
-const SLICES = [
-  sliceOf('payments-health', 'payments', 'production'),
-  sliceOf('payments-health', 'payments', 'staging'),
-  // Checkout's deep health check targets payments-service as well.
-  sliceOf(
-    'checkout-health',
-    'checkout',
-    'production',
-    componentsOfDemoCheck('checkout-health'),
-  ),
-  sliceOf('messaging-health', 'messaging', 'production'),
-];
-
 describe('health rollup', () => {
   const databases = TestDatabases.create({ ids: requiredTestDatabases() });
-  const extraClients: Knex[] = [];
-  let scheduledAt = Date.UTC(2026, 11, 1, 12, 0, 0);
+  const testbed = healthTestbed(databases);
+  const { setup, setStatus, otherStore, instance } = testbed;
 
   afterAll(async () => {
-    await Promise.all(extraClients.map(client => client.destroy()));
+    await testbed.close();
   });
-
-  async function setup(databaseId: TestDatabaseId) {
-    const knex = await databases.init(databaseId);
-    const database = mockServices.database({
-      knex,
-      migrations: { skip: false },
-    });
-    const slices = await DatabaseSliceStore.create({ database });
-    await slices.applyChanges({
-      write: SLICES.map(slice => ({ paused: false, slice })),
-      remove: [],
-    });
-    const store = await DatabaseStateStore.create({ database });
-    const catalog = catalogServiceMock({
-      entities: withDependsOnRelations(readDemoCatalog()),
-    });
-    return { knex, store, catalog, slices };
-  }
-
-  /** Another instance: its own pool on PostgreSQL, as another process has. */
-  function otherStore(knex: Knex): DatabaseStateStore {
-    const config = knex.client.config as Knex.Config;
-    if (config.client !== 'pg') {
-      return new DatabaseStateStore(knex);
-    }
-    const other = knexFactory({
-      client: 'pg',
-      connection: config.connection,
-      pool: { min: 0, max: 3 },
-    });
-    extraClients.push(other);
-    return new DatabaseStateStore(other);
-  }
-
-  function instance(
-    store: DatabaseStateStore,
-    catalog: ReturnType<typeof catalogServiceMock>,
-    name: string,
-    windowMs = 400,
-    notificationSettings?: NotificationSettings,
-  ) {
-    const events = new RecordingEvents();
-    const sent: any[] = [];
-    const notifications = {
-      sent,
-      send: async (notification: any) => {
-        sent.push(notification);
-      },
-    };
-    const logger = mockServices.logger.mock();
-    const rollups = new RollupService({
-      store,
-      catalog,
-      auth: mockServices.auth(),
-      logger,
-      events,
-      liveKeyOf: liveKeysUnder(Buffer.alloc(32)),
-    });
-    const transitions = new EnvironmentTransitions({
-      store,
-      logger,
-      events,
-      notifications,
-      rollups,
-      notificationSettings,
-    });
-    const consumer = new RollupConsumer({
-      store,
-      rollups,
-      logger,
-      instanceId: name,
-      windowMs,
-    });
-    return { events, notifications, rollups, transitions, consumer };
-  }
-
-  async function setStatus(
-    store: DatabaseStateStore,
-    slice: DesiredSlice,
-    status: SliceStatus,
-    lastReason?: string,
-  ) {
-    scheduledAt += 10_000;
-    const state: StoredSliceState = {
-      sliceId: slice.id,
-      checkId: slice.checkId,
-      systemRef: slice.systemRef,
-      environment: slice.environment,
-      status,
-      consecutiveFailures: status === 'unhealthy' ? 2 : 0,
-      consecutiveSuccesses: status === 'unhealthy' ? 0 : 1,
-      since: scheduledAt,
-      lastOutcome: status === 'unhealthy' ? 'fail' : 'pass',
-      lastScheduledAt: scheduledAt,
-      lastRunAt: scheduledAt + 3,
-      lastDurationMs: 12,
-      lastReason,
-    };
-    await store.writeSliceStates([state]);
-  }
 
   it.each(databases.eachSupportedId())(
     'publishes one change per environment transition, notifies once per transition, and reuses the scope while flapping, on %p',
@@ -359,8 +142,8 @@ describe('health rollup', () => {
     'recomputes once and announces once for ten environment changes across two instances in one window, on %p',
     async databaseId => {
       const { knex, store, catalog } = await setup(databaseId);
-      const a = instance(store, catalog, 'a', 1_000);
-      const b = instance(otherStore(knex), catalog, 'b', 1_000);
+      const a = instance(store, catalog, 'a', { windowMs: 1_000 });
+      const b = instance(otherStore(knex), catalog, 'b', { windowMs: 1_000 });
       await setStatus(store, SLICES[0], 'unhealthy', '[STATUS] (500) == 200');
       // Start just after a window boundary, so all ten fall in one window.
       const now = Date.now();
@@ -456,9 +239,11 @@ describe('health rollup', () => {
       // Messaging is upstream of checkout (checkout-service depends on the
       // event bus), but checkout-health targets checkout and payments only.
       const targets = instance(store, catalog, 'a');
-      const any = instance(store, catalog, 'b', 400, {
-        ...DEFAULT_NOTIFICATION_SETTINGS,
-        upstreamAttribution: 'any',
+      const any = instance(store, catalog, 'b', {
+        notificationSettings: {
+          ...DEFAULT_NOTIFICATION_SETTINGS,
+          upstreamAttribution: 'any',
+        },
       });
       await setStatus(store, SLICES[0], 'healthy');
       await setStatus(store, SLICES[1], 'healthy');
@@ -515,7 +300,7 @@ describe('health rollup', () => {
     'refreshes the reasons when another slice fails in an environment that was already unhealthy, on %p',
     async databaseId => {
       const { store, catalog, slices } = await setup(databaseId);
-      const a = instance(store, catalog, 'a', 300);
+      const a = instance(store, catalog, 'a', { windowMs: 300 });
       const followUp = createRunFollowUp({
         store,
         transitions: a.transitions,
@@ -528,7 +313,7 @@ describe('health rollup', () => {
         remove: [],
       });
       const run = (slice: DesiredSlice, display: string) => {
-        scheduledAt += 10_000;
+        const scheduledAt = testbed.nextScheduledAt();
         return {
           sliceId: slice.id,
           checkId: slice.checkId,
