@@ -348,6 +348,17 @@ export class DatabaseStateStore {
     return rowsOf(result).length === 1;
   }
 
+  /**
+   * Gives a debounce id up, if `instanceId` still holds it: after a window
+   * computed early (at shutdown), so a change later in the window can
+   * claim it again.
+   */
+  async releaseRollupClaim(id: string, instanceId: string): Promise<void> {
+    await this.#db('healthcheck_rollup_claims')
+      .where({ id, claimed_by: instanceId })
+      .delete();
+  }
+
   async pruneRollupClaims(before: number): Promise<number> {
     return await this.#db('healthcheck_rollup_claims')
       .where('claimed_at', '<', Math.round(before))

@@ -1,5 +1,6 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { EventsService } from '@backstage/plugin-events-node';
+import pLimit from 'p-limit';
 import {
   ENVIRONMENT_CHANGED_TOPIC,
   EnvironmentChangedEvent,
@@ -28,10 +29,28 @@ export function rollupBucketId(
 }
 
 /**
+ * Recomputes one instance runs at once. A burst (a shared dependency down,
+ * a full reconcile) ends windows of thousands of systems together; each
+ * recompute reads the database and may ask the catalog.
+ */
+const RECOMPUTES_AT_ONCE = 8;
+
+/**
+ * How long `stop()` waits for the windows it runs, unless told.
+ * @internal
+ */
+export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
+
+/**
  * Owns the system rollup: subscribes to per-environment changes (never to
  * its own output), and for each system and time window lets one instance,
  * the one that claims the window's id in the database, recompute the
- * rollup once at the window's end.
+ * rollup once at the window's end. A window claimed and never computed
+ * (the instance died, or its recompute failed) stays in the database for
+ * the sweep to find.
+ *
+ * Holds at most one timer per system per window it claimed, and runs at
+ * most {@link RECOMPUTES_AT_ONCE} recomputes at once.
  * @internal
  */
 export class RollupConsumer {
@@ -41,7 +60,13 @@ export class RollupConsumer {
   readonly #instanceId: string;
   readonly #windowMs: number;
   readonly #now: () => number;
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #limit = pLimit(RECOMPUTES_AT_ONCE);
+  /** Claimed windows waiting for their end, by window id. */
+  readonly #waiting = new Map<
+    string,
+    { systemRef: string; timer: NodeJS.Timeout }
+  >();
+  /** Claims in flight, and recomputes queued or running. */
   readonly #pending = new Set<Promise<void>>();
   #stopped = false;
 
@@ -86,44 +111,102 @@ export class RollupConsumer {
   /**
    * Asks for a recompute of a system's rollup in the current window, for a
    * change that moved no environment's status but changes what the rollup
-   * shows (which slices fail, k of n healthy).
+   * shows (which slices fail, k of n healthy), or for slices a reconcile
+   * pass changed.
    */
   async requestRecompute(systemRef: string): Promise<void> {
     if (this.#stopped) {
       return;
     }
-    const event = { systemRef };
+    const claiming = this.#claim(systemRef);
+    this.#track(claiming);
+    await claiming;
+  }
+
+  async #claim(systemRef: string): Promise<void> {
     const now = this.#now();
-    const { id, endsAt } = rollupBucketId(event.systemRef, now, this.#windowMs);
+    const { id, endsAt } = rollupBucketId(systemRef, now, this.#windowMs);
     if (!(await this.#store.claimRollup(id, this.#instanceId, now))) {
       return;
     }
+    if (this.#stopped) {
+      // Stopping began while the claim was on its way: no window to wait for.
+      this.#run(id, systemRef, { early: true });
+      return;
+    }
     const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      const run = this.#rollups
-        .recompute(event.systemRef)
-        .then(() => undefined)
-        .catch(error =>
-          this.#logger.warn(
-            `Could not recompute the rollup of ${event.systemRef}`,
-            error,
-          ),
-        )
-        .finally(() => this.#pending.delete(run));
-      this.#pending.add(run);
+      this.#waiting.delete(id);
+      this.#run(id, systemRef, { early: false });
     }, Math.max(0, endsAt - now));
-    // Shutdown stops the consumer; a pending recompute keeps nothing alive.
+    // Shutdown stops the consumer; a waiting window keeps nothing alive.
     timer.unref?.();
-    this.#timers.add(timer);
+    this.#waiting.set(id, { systemRef, timer });
   }
 
-  /** Runs the recomputes still waiting for their window, then stops. */
-  async stop(): Promise<void> {
+  /**
+   * Recomputes a window's system. A window run before its end gives its
+   * claim up afterwards, so a change later in the window is not left to
+   * the sweep.
+   */
+  #run(id: string, systemRef: string, options: { early: boolean }): void {
+    this.#track(
+      this.#limit(async () => {
+        await this.#rollups.recompute(systemRef);
+        if (options.early) {
+          await this.#store.releaseRollupClaim(id, this.#instanceId);
+        }
+      }).catch(error =>
+        this.#logger.warn(
+          `Could not recompute the rollup of ${systemRef}; the sweep will`,
+          error,
+        ),
+      ),
+    );
+  }
+
+  #track(work: Promise<void>): void {
+    const tracked = work
+      .catch(() => {})
+      .finally(() => this.#pending.delete(tracked));
+    this.#pending.add(tracked);
+  }
+
+  /**
+   * Runs the windows still waiting for their end at once, waits for them
+   * and for those already running up to `timeoutMs`, and stops. What is
+   * still unfinished then keeps its claim, for the sweep.
+   */
+  async stop(options: { timeoutMs?: number } = {}): Promise<void> {
     this.#stopped = true;
-    for (const timer of this.#timers) {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>(resolve => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      timer.unref?.();
+    });
+    try {
+      // Claims in flight may add windows, and windows add recomputes.
+      while (this.#pending.size > 0 || this.#waiting.size > 0) {
+        for (const [id, { systemRef, timer: waiting }] of this.#waiting) {
+          clearTimeout(waiting);
+          this.#run(id, systemRef, { early: true });
+        }
+        this.#waiting.clear();
+        const settled = await Promise.race([
+          Promise.all(this.#pending).then(() => 'settled' as const),
+          timedOut,
+        ]);
+        if (settled === 'timeout') {
+          this.#logger.warn(
+            `Stopped with ${
+              this.#pending.size
+            } rollup recomputes unfinished after ${timeoutMs} ms; the sweep will do them`,
+          );
+          return;
+        }
+      }
+    } finally {
       clearTimeout(timer);
     }
-    this.#timers.clear();
-    await Promise.all(this.#pending);
   }
 }

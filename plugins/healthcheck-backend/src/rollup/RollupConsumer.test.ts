@@ -1,0 +1,125 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import { DEMO_SLICES, healthTestbed } from './__testUtils__/healthTestbed';
+import { rollupBucketId, RollupConsumer } from './RollupConsumer';
+import type { RollupService } from './RollupService';
+
+jest.setTimeout(60_000);
+
+const PAYMENTS = 'system:default/payments';
+
+describe('RollupConsumer', () => {
+  const databases = TestDatabases.create({ ids: requiredTestDatabases() });
+  const testbed = healthTestbed(databases);
+
+  afterAll(async () => {
+    await testbed.close();
+  });
+
+  it.each(databases.eachSupportedId())(
+    'computes the windows still waiting when it stops, on %p',
+    async databaseId => {
+      const { store, catalog } = await testbed.setup(databaseId);
+      // A window of a minute: nothing would run before the test ends.
+      const a = testbed.instance(store, catalog, 'a', { windowMs: 60_000 });
+      await testbed.setStatus(store, DEMO_SLICES[0], 'unhealthy', 'down');
+
+      await a.consumer.requestRecompute(PAYMENTS);
+      expect(await store.readRollup(PAYMENTS)).toBeUndefined();
+      await a.consumer.stop();
+
+      expect(a.rollups.recomputes).toBe(1);
+      expect(await store.readRollup(PAYMENTS)).toMatchObject({
+        status: 'unhealthy',
+        reasons: [expect.objectContaining({ display: 'down' })],
+      });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'lets another instance claim the rest of a window it ran early at stop, on %p',
+    async databaseId => {
+      const { knex, store, catalog } = await testbed.setup(databaseId);
+      const now = () => Date.UTC(2026, 11, 1, 12, 0, 10);
+      const a = testbed.instance(store, catalog, 'a', {
+        windowMs: 60_000,
+        now,
+      });
+      const b = testbed.instance(testbed.otherStore(knex), catalog, 'b', {
+        windowMs: 60_000,
+        now,
+      });
+      await a.consumer.requestRecompute(PAYMENTS);
+      await a.consumer.stop();
+
+      // A change on b later in the same window claims it again.
+      await b.consumer.requestRecompute(PAYMENTS);
+      await b.consumer.stop();
+      expect(b.rollups.recomputes).toBe(1);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'stops waiting for a recompute that hangs after its stop timeout, and leaves the claim for the sweep, on %p',
+    async databaseId => {
+      const { store } = await testbed.setup(databaseId);
+      const now = () => Date.UTC(2026, 11, 1, 12, 0, 10);
+      let started = 0;
+      const consumer = new RollupConsumer({
+        store,
+        rollups: {
+          recompute: () => {
+            started += 1;
+            return new Promise(() => {});
+          },
+        } as unknown as RollupService,
+        logger: mockServices.logger.mock(),
+        instanceId: 'a',
+        windowMs: 60_000,
+        now,
+      });
+      await consumer.requestRecompute(PAYMENTS);
+
+      const stopping = Date.now();
+      await consumer.stop({ timeoutMs: 200 });
+
+      expect(started).toBe(1);
+      expect(Date.now() - stopping).toBeLessThan(2_000);
+      const { id } = rollupBucketId(PAYMENTS, now(), 60_000);
+      expect(await store.claimRollup(id, 'b', now())).toBe(false);
+    },
+  );
+
+  it('recomputes at most 8 systems at once, the rest as they finish', async () => {
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    const consumer = new RollupConsumer({
+      store: {
+        claimRollup: async () => true,
+        releaseRollupClaim: async () => {},
+      } as unknown as DatabaseStateStore,
+      rollups: {
+        recompute: async () => {
+          running += 1;
+          most = Math.max(most, running);
+          await new Promise(resolve => setTimeout(resolve, 20));
+          running -= 1;
+          done += 1;
+        },
+      } as unknown as RollupService,
+      logger: mockServices.logger.mock(),
+      instanceId: 'a',
+      windowMs: 1,
+    });
+
+    for (let i = 0; i < 30; i++) {
+      await consumer.requestRecompute(`system:default/s-${i}`);
+    }
+    await consumer.stop();
+
+    expect(done).toBe(30);
+    expect(most).toBe(8);
+  });
+});
