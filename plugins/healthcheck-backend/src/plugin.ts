@@ -30,6 +30,7 @@ import { DatabaseStateStore } from './database/DatabaseStateStore';
 import { DurableSliceStates } from './executor/DurableSliceStates';
 import { registerCheckResourceType } from './permissions/registerCheckResourceType';
 import {
+  createReconcileFollowUp,
   createRunFollowUp,
   EnvironmentTransitions,
   readRollupSettings,
@@ -156,6 +157,20 @@ export const healthcheckPlugin = createBackendPlugin({
           rollups,
           notificationSettings: rollupSettings.notifications,
         });
+        // This instance's id among those sharing the database.
+        const membershipId = `${hostname()}-${randomUUID()}`;
+        const rollupConsumer = new RollupConsumer({
+          store: states,
+          rollups,
+          logger: logger.child({ component: 'rollup' }),
+          instanceId: membershipId,
+          windowMs: rollupSettings.windowMs,
+        });
+        const reconcileFollowUp = createReconcileFollowUp({
+          transitions,
+          requestRollup: systemRef =>
+            rollupConsumer.requestRecompute(systemRef),
+        });
         const reconciler = new Reconciler({
           catalog,
           auth,
@@ -175,19 +190,8 @@ export const healthcheckPlugin = createBackendPlugin({
             }),
           validateSlice: slice => sliceSecretProblems(secrets, slice),
           settings: desiredSliceSettings,
-          onSystemsChanged: async systemRefs => {
-            await transitions.checkSystems(systemRefs);
-            await Promise.all(systemRefs.map(ref => rollups.recompute(ref)));
-          },
-        });
-        // This instance's id among those sharing the database.
-        const membershipId = `${hostname()}-${randomUUID()}`;
-        const rollupConsumer = new RollupConsumer({
-          store: states,
-          rollups,
-          logger: logger.child({ component: 'rollup' }),
-          instanceId: membershipId,
-          windowMs: rollupSettings.windowMs,
+          // Full and scoped passes alike: the health of what they changed.
+          onSystemsChanged: reconcileFollowUp,
         });
         const probing = await createProbingInstance({
           config,

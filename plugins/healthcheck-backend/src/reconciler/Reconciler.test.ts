@@ -10,6 +10,7 @@ import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { FakeClock } from '../scheduler/__testUtils__/FakeClock';
 import { SliceScheduler } from '../scheduler';
+import { healthTestbed } from '../rollup/__testUtils__/healthTestbed';
 import { matrixOf } from '../rollup/systemMatrix';
 import type { DueTick } from '../scheduler';
 import { CatalogChangePoller } from './CatalogChangePoller';
@@ -45,6 +46,7 @@ type SliceRow = {
 
 describe('Reconciler', () => {
   const databases = TestDatabases.create({ ids: requiredTestDatabases() });
+  const testbed = healthTestbed(databases);
   const extraClients: Knex[] = [];
 
   afterAll(async () => {
@@ -195,6 +197,61 @@ describe('Reconciler', () => {
       await reconciler.reconcileAll();
       await reconciler.reconcileSystems(['system:default/checkout']);
       expect(warnings()).toHaveLength(1);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'updates the health of a system whose environment a full pass removes, on %p',
+    async databaseId => {
+      const { knex, slices, catalog, live } = await setup(databaseId);
+      const states = new DatabaseStateStore(knex);
+      const health = testbed.instance(states, catalog.catalog, 'a');
+      // As the plugin wires it.
+      const reconciler = new Reconciler({
+        catalog: catalog.catalog,
+        auth: mockServices.auth(),
+        logger: mockServices.logger.mock(),
+        listStoredChecks: async () => [],
+        slices,
+        lock: createReconcileLock(knex),
+        onSystemsChanged: async systemRefs => {
+          await health.transitions.checkSystems(systemRefs);
+          await Promise.all(
+            systemRefs.map(ref => health.rollups.recompute(ref)),
+          );
+        },
+      });
+      await reconciler.reconcileAll();
+      const checkout = (await live()).filter(
+        row => row.systemRef === 'system:default/checkout',
+      );
+      for (const row of checkout) {
+        const key = decodeSliceId(row.id);
+        await testbed.setStatus(
+          states,
+          { id: row.id, ...key },
+          key.environment === 'canary' ? 'unhealthy' : 'healthy',
+          'canary down',
+        );
+      }
+      await health.transitions.checkSystems(['system:default/checkout']);
+      await health.rollups.recompute('system:default/checkout');
+
+      // The canary's member moves to another team, so canary is no
+      // environment of checkout any more.
+      catalog.edit('component:default/checkout-service-canary', e => {
+        e.spec!.owner = 'group:default/storefront-team';
+      });
+      expect(await reconciler.reconcileAll()).toMatchObject({ cancelled: 1 });
+
+      expect(await states.readRollup('system:default/checkout')).toMatchObject({
+        status: 'healthy',
+        environments: [
+          expect.objectContaining({ name: 'production' }),
+          expect.objectContaining({ name: 'staging' }),
+        ],
+        reasons: [],
+      });
     },
   );
 

@@ -40,6 +40,8 @@ export interface ReconcileOutcome {
   scheduled: number;
   rescheduled: number;
   cancelled: number;
+  /** The systems whose slices the pass wrote or removed, sorted. */
+  changedSystems: string[];
   /** The slice revision after the pass. */
   revision: number;
 }
@@ -77,7 +79,11 @@ export class Reconciler {
     listStoredChecks: () => Promise<Array<{ id: string; spec: object }>>;
     slices: SliceStore;
     lock: ReconcileLock;
-    /** After a scoped pass changed slices: the systems it changed. */
+    /**
+     * After a pass (full or scoped) changed slices, once it has let the
+     * lock go: the systems it changed, whose health may have moved (an
+     * environment or a failing slice removed).
+     */
     onSystemsChanged?: (systemRefs: string[]) => Promise<void>;
     /** Judges every check before its slices are derived; see `loadDesiredSlices`. */
     validateSpec?: CheckSpecValidator;
@@ -118,9 +124,11 @@ export class Reconciler {
         scheduled: 0,
         rescheduled: 0,
         cancelled: 0,
+        changedSystems: [],
         revision: -1,
       };
     }
+    await this.#afterPass(attempt.value);
     return attempt.value;
   }
 
@@ -147,20 +155,24 @@ export class Reconciler {
       const current = await this.#slices.listSliceHeaders({ systemRefs: refs });
       return await this.#apply(refs, loaded, current);
     });
-    if (
-      this.#onSystemsChanged &&
-      outcome.scheduled + outcome.rescheduled + outcome.cancelled > 0
-    ) {
-      await this.#onSystemsChanged(refs).catch(error =>
-        this.#logger.warn(
-          `Could not update the health of ${refs.join(
-            ', ',
-          )} after reconciling them`,
-          error,
-        ),
-      );
-    }
+    await this.#afterPass(outcome);
     return outcome;
+  }
+
+  /** Tells `onSystemsChanged` what a pass changed; its failure is the sweep's to mend. */
+  async #afterPass(outcome: ReconcileOutcome): Promise<void> {
+    const systemRefs = outcome.changedSystems;
+    if (!this.#onSystemsChanged || systemRefs.length === 0) {
+      return;
+    }
+    await this.#onSystemsChanged(systemRefs).catch(error =>
+      this.#logger.warn(
+        `Could not update the health of ${describeSystems(
+          systemRefs,
+        )} after reconciling them; the sweep will`,
+        error,
+      ),
+    );
   }
 
   async #load(systemRefs: string[] | undefined) {
@@ -211,6 +223,15 @@ export class Reconciler {
       scheduled: plan.toSchedule.length,
       rescheduled: plan.toReschedule.length,
       cancelled: plan.toCancel.length,
+      changedSystems: [
+        ...new Set(
+          [
+            ...plan.toSchedule.map(slice => slice.systemRef),
+            ...plan.toReschedule.map(r => r.slice.systemRef),
+            ...plan.toCancel.map(slice => slice.systemRef),
+          ].map(ref => ref.toLowerCase()),
+        ),
+      ].sort(),
       revision,
     };
     const changed = outcome.scheduled + outcome.rescheduled + outcome.cancelled;
@@ -260,4 +281,12 @@ export class Reconciler {
       );
     }
   }
+}
+
+/** Systems for a log line: the first few by name, the rest counted. */
+function describeSystems(systemRefs: readonly string[]): string {
+  const named = systemRefs.slice(0, MAX_SUBJECTS_LOGGED).join(', ');
+  return systemRefs.length > MAX_SUBJECTS_LOGGED
+    ? `${named} and ${systemRefs.length - MAX_SUBJECTS_LOGGED} more systems`
+    : named;
 }

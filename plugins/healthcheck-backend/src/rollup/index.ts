@@ -11,6 +11,7 @@ export type {
 export { computeRollup, environmentVerdict } from './computeRollup';
 export { EnvironmentTransitions } from './EnvironmentTransitions';
 export { createRunFollowUp, reasonOfRun } from './followUpRuns';
+export { createReconcileFollowUp } from './reconcileFollowUp';
 export { RollupConsumer, rollupBucketId } from './RollupConsumer';
 export { RollupService } from './RollupService';
 export { readRollupSettings } from './rollupSettings';

@@ -28,6 +28,7 @@ export function mutableCatalog(initial: Entity[]) {
     getEntities: (request, options) => current().getEntities(request, options),
     getEntitiesByRefs: (request, options) =>
       current().getEntitiesByRefs(request, options),
+    getEntityByRef: (ref, options) => current().getEntityByRef(ref, options),
   } as Partial<CatalogService> as CatalogService;
   return {
     catalog,
