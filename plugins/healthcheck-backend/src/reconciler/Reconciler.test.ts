@@ -23,7 +23,12 @@ import {
   createReconcileLock,
   InProcessReconcileLock,
 } from './ReconcileLock';
-import { Reconciler } from './Reconciler';
+import {
+  joinWaitingPass,
+  lockRetryDelayMs,
+  ReconcileOutcome,
+  Reconciler,
+} from './Reconciler';
 
 jest.setTimeout(60_000);
 
@@ -43,6 +48,33 @@ type SliceRow = {
   interval_ms: number;
   revision: number | string;
 };
+
+describe('joinWaitingPass', () => {
+  it('adds the systems asked for to those already waiting, each once', () => {
+    expect(
+      joinWaitingPass(
+        new Set(['system:default/a']),
+        ['system:default/a', 'system:default/b'],
+        3,
+      ),
+    ).toEqual(new Set(['system:default/a', 'system:default/b']));
+  });
+
+  it('waits for a full pass instead past the most systems a scoped pass may name', () => {
+    const three = new Set(['a', 'b', 'c'].map(n => `system:default/${n}`));
+    expect(joinWaitingPass(three, ['system:default/c'], 3)).toEqual(three);
+    expect(joinWaitingPass(three, ['system:default/d'], 3)).toBe('full');
+    expect(joinWaitingPass('full', ['system:default/e'], 3)).toBe('full');
+  });
+});
+
+describe('lockRetryDelayMs', () => {
+  it('doubles from 100 ms up to 2 s', () => {
+    expect([0, 1, 2, 3, 4, 5, 20].map(lockRetryDelayMs)).toEqual([
+      100, 200, 400, 800, 1_600, 2_000, 2_000,
+    ]);
+  });
+});
 
 describe('Reconciler', () => {
   const databases = TestDatabases.create({ ids: requiredTestDatabases() });
@@ -558,6 +590,152 @@ describe('Reconciler', () => {
           .filter(row => checkOf(row) === 'orders-latency')
           .map(row => row.intervalMs),
       ).toEqual([20_000, 20_000, 20_000]);
+    },
+  );
+
+  /**
+   * A reconciler whose full passes, having read the catalog, wait until
+   * `release()`; and what finished when.
+   */
+  async function reconcilerWithSlowFullPasses(databaseId: TestDatabaseId) {
+    const { knex, slices, catalog, live } = await setup(databaseId);
+    let release: (() => void) | undefined;
+    let held: Promise<void> = Promise.resolve();
+    const reconciler = new Reconciler({
+      catalog: {
+        ...catalog.catalog,
+        getEntities: async (request, options) => {
+          const response = await catalog.catalog.getEntities(request, options);
+          await held;
+          return response;
+        },
+      },
+      auth: mockServices.auth(),
+      logger: mockServices.logger.mock(),
+      listStoredChecks: async () => [],
+      slices,
+      lock: createReconcileLock(knex),
+    });
+    const finished: string[] = [];
+    return {
+      reconciler,
+      catalog,
+      live,
+      finished,
+      /** Starts a full pass that holds the lock until `release()`. */
+      startFullPass() {
+        held = new Promise(resolve => {
+          release = resolve;
+        });
+        return reconciler.reconcileAll().then(outcome => {
+          finished.push('full');
+          return outcome;
+        });
+      },
+      release: () => release?.(),
+      /** A scoped pass; where it ends up, settled or not. */
+      scoped(systemRefs: string[]) {
+        const result: { outcome?: ReconcileOutcome; error?: Error } = {};
+        const done = reconciler.reconcileSystems(systemRefs).then(
+          outcome => {
+            finished.push(`scoped ${systemRefs.join(' ')}`);
+            result.outcome = outcome;
+          },
+          error => {
+            result.error = error;
+          },
+        );
+        return { result, done };
+      },
+    };
+  }
+
+  it.each(databases.eachSupportedId())(
+    'runs a scoped pass asked for during a long full pass right after it, however long the full pass takes, on %p',
+    async databaseId => {
+      const { startFullPass, release, scoped, finished, catalog, live } =
+        await reconcilerWithSlowFullPasses(databaseId);
+      const fullPass = startFullPass();
+      // The full pass has read the catalog and holds the lock.
+      await new Promise(resolve => setTimeout(resolve, 100));
+      catalog.edit(PAYMENTS_CHECK, e => {
+        e.spec!.interval = '30s';
+      });
+
+      // Ten minutes pass for the scoped pass, on the clock a wait for the
+      // lock reads (timers in-process, Date for the advisory lock), while
+      // real time runs on for the database's own timers.
+      const realTimeout = setTimeout;
+      jest.useFakeTimers({
+        doNotFake:
+          databaseId === 'POSTGRES_15'
+            ? [
+                'nextTick',
+                'setImmediate',
+                'clearImmediate',
+                'setTimeout',
+                'clearTimeout',
+                'setInterval',
+                'clearInterval',
+              ]
+            : ['nextTick', 'setImmediate', 'clearImmediate'],
+      });
+      let edit: ReturnType<typeof scoped>;
+      try {
+        edit = scoped(['system:default/payments']);
+        await jest.advanceTimersByTimeAsync(10 * 60_000);
+        await new Promise(resolve => realTimeout(resolve, 300));
+        expect(edit.result).toEqual({});
+      } finally {
+        jest.useRealTimers();
+      }
+
+      release();
+      expect(await fullPass).toMatchObject({ ran: true });
+      await edit.done;
+      expect(edit.result.error).toBeUndefined();
+      expect(edit.result.outcome).toMatchObject({
+        ran: true,
+        scope: ['system:default/payments'],
+        rescheduled: 2,
+      });
+      expect(finished).toEqual(['full', 'scoped system:default/payments']);
+      expect(
+        (await live())
+          .filter(row => checkOf(row) === PAYMENTS_CHECK)
+          .map(row => row.intervalMs),
+      ).toEqual([30_000, 30_000]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'converges the systems of scoped passes asked for during a full pass in one pass after it, on %p',
+    async databaseId => {
+      const { startFullPass, release, scoped, finished } =
+        await reconcilerWithSlowFullPasses(databaseId);
+      const fullPass = startFullPass();
+      await new Promise(resolve => setTimeout(resolve, 100));
+      const edits = [
+        scoped(['system:default/payments']),
+        scoped(['system:default/checkout', 'system:default/Payments']),
+        scoped(['system:default/identity']),
+      ];
+
+      release();
+      await fullPass;
+      await Promise.all(edits.map(edit => edit.done));
+
+      const scopes = edits.map(edit => edit.result.outcome?.scope);
+      expect(scopes).toEqual([
+        [
+          'system:default/checkout',
+          'system:default/identity',
+          'system:default/payments',
+        ],
+        scopes[0],
+        scopes[0],
+      ]);
+      expect(finished[0]).toBe('full');
     },
   );
 

@@ -29,6 +29,52 @@ import type { DesiredSliceSettings } from './reconcileSettings';
 const MAX_SUBJECTS_LOGGED = 20;
 
 /**
+ * Systems that scoped passes waiting for the lock may name together. More
+ * would make the pass that converges them as long as a full pass, so they
+ * wait for one instead.
+ */
+const MAX_QUEUED_SYSTEMS = 1_000;
+
+/** The first and the longest wait before trying a lock another instance holds again. */
+const LOCK_RETRY_FIRST_MS = 100;
+const LOCK_RETRY_MAX_MS = 2_000;
+
+/**
+ * The wait before the `attempt`th (from 0) try of a lock another instance
+ * holds: doubling from 100 ms up to 2 s. A pass of this instance's own
+ * wakes the waiter as soon as it ends.
+ * @internal
+ */
+export function lockRetryDelayMs(attempt: number): number {
+  return Math.min(LOCK_RETRY_FIRST_MS * 2 ** attempt, LOCK_RETRY_MAX_MS);
+}
+
+/**
+ * What the waiting pass converges once a system more is asked for: the
+ * systems, or every system (a full pass) past `maxSystems` of them.
+ * @internal
+ */
+export function joinWaitingPass(
+  waiting: ReadonlySet<string> | 'full',
+  systemRefs: readonly string[],
+  maxSystems: number,
+): ReadonlySet<string> | 'full' {
+  if (waiting === 'full') {
+    return 'full';
+  }
+  const joined = new Set([...waiting, ...systemRefs]);
+  return joined.size > maxSystems ? 'full' : joined;
+}
+
+/** A pass waiting for the lock, and the callers that wait for its outcome. */
+interface WaitingPass {
+  scope: ReadonlySet<string> | 'full';
+  outcome: Promise<ReconcileOutcome>;
+  resolve(outcome: ReconcileOutcome): void;
+  reject(error: unknown): void;
+}
+
+/**
  * What one pass did.
  * @internal
  */
@@ -53,6 +99,11 @@ export interface ReconcileOutcome {
  * every system and sweeps orphans; a scoped pass touches only the slices of
  * the systems it names.
  *
+ * Scoped passes (edits, catalog changes) never fail for waiting: asked for
+ * while a pass holds the lock, they wait together as one pass for the
+ * systems they name, which runs as soon as the lock is free: at once after
+ * a pass of this instance, within 2 s after another instance's.
+ *
  * @internal
  */
 export class Reconciler {
@@ -71,6 +122,11 @@ export class Reconciler {
   ) => Array<{ path: string; reason: string }>;
   readonly #settings?: DesiredSliceSettings;
   readonly #problems = new ReportedProblems();
+  /** The scoped pass waiting for the lock, which later asks join. */
+  #waiting: WaitingPass | undefined;
+  #draining = false;
+  /** Wakes the drain when a pass of this instance lets the lock go. */
+  #wakeDrain: (() => void) | undefined;
 
   constructor(options: {
     catalog: CatalogService;
@@ -111,11 +167,9 @@ export class Reconciler {
    * the periodic full pass will come round again.
    */
   async reconcileAll(): Promise<ReconcileOutcome> {
-    const attempt = await this.#lock.tryWith(async () => {
-      const loaded = await this.#load(undefined);
-      const current = await this.#slices.listSliceHeaders();
-      return await this.#apply('full', loaded, current);
-    });
+    const attempt = await this.#lock
+      .tryWith(() => this.#fullPass())
+      .finally(() => this.#wakeDrain?.());
     if (!attempt.ran) {
       this.#logger.debug('Full reconcile skipped: another pass holds the lock');
       return {
@@ -134,29 +188,119 @@ export class Reconciler {
 
   /**
    * Converges the slices of the given systems (entity refs, any case) and
-   * leaves every other slice alone. Waits for a pass in progress.
+   * leaves every other slice alone. Waits, however long, for a pass in
+   * progress; scoped passes asked for meanwhile run as one, so the outcome
+   * may cover more systems than these (or all, past 1,000 of them).
+   * @throws what the pass itself threw (the catalog or the database
+   *   failed), never for waiting.
    */
   async reconcileSystems(
     systemRefs: readonly string[],
   ): Promise<ReconcileOutcome> {
-    const refs = [
-      ...new Set(
-        systemRefs.flatMap(ref => {
-          try {
-            return [stringifyEntityRef(parseEntityRef(ref)).toLowerCase()];
-          } catch {
-            return []; // names no system, so it has no slices either
-          }
-        }),
-      ),
-    ].sort();
-    const outcome = await this.#lock.with(async () => {
-      const loaded = await this.#load(refs);
-      const current = await this.#slices.listSliceHeaders({ systemRefs: refs });
-      return await this.#apply(refs, loaded, current);
+    const refs = systemRefs.flatMap(ref => {
+      try {
+        return [stringifyEntityRef(parseEntityRef(ref)).toLowerCase()];
+      } catch {
+        return []; // names no system, so it has no slices either
+      }
     });
-    await this.#afterPass(outcome);
-    return outcome;
+    if (this.#waiting) {
+      this.#waiting.scope = joinWaitingPass(
+        this.#waiting.scope,
+        refs,
+        MAX_QUEUED_SYSTEMS,
+      );
+    } else {
+      let resolve!: WaitingPass['resolve'];
+      let reject!: WaitingPass['reject'];
+      const outcome = new Promise<ReconcileOutcome>((yes, no) => {
+        resolve = yes;
+        reject = no;
+      });
+      this.#waiting = {
+        scope: joinWaitingPass(new Set(), refs, MAX_QUEUED_SYSTEMS),
+        outcome,
+        resolve,
+        reject,
+      };
+    }
+    const { outcome } = this.#waiting;
+    void this.#drain();
+    return await outcome;
+  }
+
+  /**
+   * Runs the waiting pass whenever the lock is free, until none waits.
+   * One drain at a time per instance.
+   */
+  async #drain(): Promise<void> {
+    if (this.#draining) {
+      return;
+    }
+    this.#draining = true;
+    try {
+      let tries = 0;
+      while (this.#waiting) {
+        let pass: WaitingPass | undefined;
+        let attempt;
+        try {
+          attempt = await this.#lock.tryWith(async () => {
+            // Whoever asked until now joins this pass; later asks wait.
+            pass = this.#waiting!;
+            this.#waiting = undefined;
+            return pass.scope === 'full'
+              ? await this.#fullPass()
+              : await this.#scopedPass([...pass.scope].sort());
+          });
+        } catch (error) {
+          // The pass failed, or the lock could not be asked for.
+          (pass ?? this.#takeWaiting())?.reject(error);
+          continue;
+        }
+        if (attempt.ran) {
+          tries = 0;
+          await this.#afterPass(attempt.value);
+          pass!.resolve(attempt.value);
+          continue;
+        }
+        await this.#lockMayBeFree(lockRetryDelayMs(tries++));
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  #takeWaiting(): WaitingPass | undefined {
+    const pass = this.#waiting;
+    this.#waiting = undefined;
+    return pass;
+  }
+
+  /** Resolves when a pass of this instance ends, or after `ms`. */
+  async #lockMayBeFree(ms: number): Promise<void> {
+    await new Promise<void>(resolve => {
+      const timer = setTimeout(wake, ms);
+      // A wait for another instance's pass keeps no process alive.
+      timer.unref?.();
+      function wake() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wakeDrain = wake;
+    });
+    this.#wakeDrain = undefined;
+  }
+
+  async #fullPass(): Promise<ReconcileOutcome> {
+    const loaded = await this.#load(undefined);
+    const current = await this.#slices.listSliceHeaders();
+    return await this.#apply('full', loaded, current);
+  }
+
+  async #scopedPass(systemRefs: string[]): Promise<ReconcileOutcome> {
+    const loaded = await this.#load(systemRefs);
+    const current = await this.#slices.listSliceHeaders({ systemRefs });
+    return await this.#apply(systemRefs, loaded, current);
   }
 
   /** Tells `onSystemsChanged` what a pass changed; its failure is the sweep's to mend. */
