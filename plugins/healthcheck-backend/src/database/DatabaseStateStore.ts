@@ -14,6 +14,8 @@ import { Engine, engineOf, rowsOf } from './engine';
 const ID_CHUNK_SIZE = 900;
 /** States per upsert statement; they travel as one JSON parameter. */
 const WRITE_CHUNK_SIZE = 1_000;
+/** Rollup claims one statement prunes: short statements, whatever the backlog. */
+const PRUNE_CHUNK_SIZE = 10_000;
 
 /**
  * A slice's judged state as stored, with what the rollup shows of its last run.
@@ -46,6 +48,28 @@ export interface EnvironmentSlice {
   state?: StoredSliceState;
   /** Canonical refs of the Components the check targets; absent when none. */
   components?: string[];
+}
+
+/**
+ * A stored rollup, and when the state it was computed from was read.
+ * @internal
+ */
+export interface StoredRollup {
+  rollup: SystemRollup;
+  /** Epoch ms. */
+  computedAt: number;
+}
+
+/**
+ * A rollup debounce claim: one instance's promise to recompute a system at
+ * the end of a window.
+ * @internal
+ */
+export interface RollupClaim {
+  id: string;
+  claimedBy: string;
+  /** Epoch ms. */
+  claimedAt: number;
 }
 
 /**
@@ -210,6 +234,87 @@ export class DatabaseStateStore {
     );
   }
 
+  /** The stored statuses of the environments of some systems, by system. */
+  async readEnvironmentStatesOf(
+    systemRefs: readonly string[],
+  ): Promise<
+    Map<string, Map<string, { status: HealthStatus; since: number }>>
+  > {
+    const bySystem = new Map<
+      string,
+      Map<string, { status: HealthStatus; since: number }>
+    >();
+    const refs = [...new Set(systemRefs.map(ref => ref.toLowerCase()))];
+    for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
+      const rows = await this.#db('healthcheck_environment_states').whereIn(
+        'system_ref',
+        refs.slice(at, at + ID_CHUNK_SIZE),
+      );
+      for (const row of rows) {
+        const states = bySystem.get(row.system_ref) ?? new Map();
+        states.set(row.environment, {
+          status: row.status,
+          since: Number(row.since),
+        });
+        bySystem.set(row.system_ref, states);
+      }
+    }
+    return bySystem;
+  }
+
+  /**
+   * Up to `limit` systems after `after` (all from the first when absent),
+   * in order: those with slices and those with a stored rollup. Reading a
+   * page at a time keeps each statement short however many systems there
+   * are.
+   */
+  async listSystemsPage(
+    after: string | undefined,
+    limit: number,
+  ): Promise<string[]> {
+    const withSlices = this.#db('healthcheck_slices')
+      .distinct('system_ref')
+      .where('removed', false)
+      .orderBy('system_ref')
+      .limit(limit);
+    const withRollups = this.#db('healthcheck_rollups')
+      .select('system_ref')
+      .orderBy('system_ref')
+      .limit(limit);
+    if (after !== undefined) {
+      withSlices.andWhere('system_ref', '>', after);
+      withRollups.where('system_ref', '>', after);
+    }
+    const [a, b] = await Promise.all([withSlices, withRollups]);
+    // The first `limit` of either list are the first `limit` of both.
+    return [...new Set([...a, ...b].map(row => row.system_ref as string))]
+      .sort()
+      .slice(0, limit);
+  }
+
+  /**
+   * Forgets the stored statuses of the environments of these systems that
+   * have no slice any more. One statement, so an environment whose slices
+   * come back meanwhile keeps its status.
+   */
+  async forgetGoneEnvironments(systemRefs: readonly string[]): Promise<number> {
+    let forgotten = 0;
+    const refs = [...new Set(systemRefs.map(ref => ref.toLowerCase()))];
+    for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
+      forgotten += await this.#db('healthcheck_environment_states as e')
+        .whereIn('e.system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
+        .whereNotExists(
+          this.#db('healthcheck_slices as s')
+            .select(this.#db.raw('1'))
+            .whereRaw('s.system_ref = e.system_ref')
+            .andWhereRaw('s.environment = e.environment')
+            .andWhere('s.removed', false),
+        )
+        .delete();
+    }
+    return forgotten;
+  }
+
   /**
    * Moves an environment from `from` (undefined: no row yet) to `to`, only if
    * it still has `from`: of several instances that see the same change, one
@@ -286,6 +391,26 @@ export class DatabaseStateStore {
     return rollups;
   }
 
+  /** Stored rollups with the time each was computed at, by system. */
+  async readStoredRollups(
+    systemRefs: readonly string[],
+  ): Promise<Map<string, StoredRollup>> {
+    const stored = new Map<string, StoredRollup>();
+    const refs = [...new Set(systemRefs.map(ref => ref.toLowerCase()))];
+    for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
+      const rows = await this.#db('healthcheck_rollups')
+        .whereIn('system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
+        .select('system_ref', 'rollup', 'computed_at');
+      for (const row of rows) {
+        stored.set(row.system_ref, {
+          rollup: JSON.parse(row.rollup),
+          computedAt: Number(row.computed_at),
+        });
+      }
+    }
+    return stored;
+  }
+
   /** Every stored rollup, for listing; the caller filters and pages. */
   async listRollups(): Promise<SystemRollup[]> {
     const rows = await this.#db('healthcheck_rollups').select('rollup');
@@ -359,10 +484,41 @@ export class DatabaseStateStore {
       .delete();
   }
 
+  /** The claims made from `from` until before `to` (epoch ms), oldest first. */
+  async readRollupClaims(range: {
+    from: number;
+    to: number;
+  }): Promise<RollupClaim[]> {
+    const rows = await this.#db('healthcheck_rollup_claims')
+      .where('claimed_at', '>=', Math.round(range.from))
+      .andWhere('claimed_at', '<', Math.round(range.to))
+      .orderBy('claimed_at')
+      .select('id', 'claimed_by', 'claimed_at');
+    return rows.map(row => ({
+      id: row.id,
+      claimedBy: row.claimed_by,
+      claimedAt: Number(row.claimed_at),
+    }));
+  }
+
+  /** Deletes the claims made before `before` (epoch ms), 10,000 a statement. */
   async pruneRollupClaims(before: number): Promise<number> {
-    return await this.#db('healthcheck_rollup_claims')
-      .where('claimed_at', '<', Math.round(before))
-      .delete();
+    let pruned = 0;
+    for (;;) {
+      const deleted = await this.#db('healthcheck_rollup_claims')
+        .whereIn(
+          'id',
+          this.#db('healthcheck_rollup_claims')
+            .select('id')
+            .where('claimed_at', '<', Math.round(before))
+            .limit(PRUNE_CHUNK_SIZE),
+        )
+        .delete();
+      pruned += deleted;
+      if (deleted < PRUNE_CHUNK_SIZE) {
+        return pruned;
+      }
+    }
   }
 }
 
