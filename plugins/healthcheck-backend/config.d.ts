@@ -214,6 +214,22 @@ export interface Config {
       window?: string;
     };
 
+    /**
+     * The sweep, which re-derives every environment's status and every
+     * system's rollup from durable state and repairs what the live path
+     * missed (a crash between a run's write and its follow-up, a failed
+     * write, a rollup window whose instance died): a missed transition is
+     * made and told once, as it would have been.
+     */
+    sweep?: {
+      /**
+       * Between sweeps (one instance at a time runs them), as a duration
+       * of at least 5s. Each reads every system a page at a time and
+       * recomputes only what differs. Default 1m.
+       */
+      interval?: string;
+    };
+
     /** Notifications to a system's owner on environment transitions. */
     notifications?: {
       /**

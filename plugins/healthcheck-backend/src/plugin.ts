@@ -59,6 +59,12 @@ import {
   readHistorySettings,
   scheduleHistoryMaintenance,
 } from './history';
+import {
+  createSweepMetrics,
+  HealthSweep,
+  readSweepSettings,
+  scheduleSweep,
+} from './sweep';
 import { createApiRouter } from './service/createApiRouter';
 import { createHealthRouter } from './service/healthRouter';
 import { createRouter } from './service/router';
@@ -165,6 +171,21 @@ export const healthcheckPlugin = createBackendPlugin({
           logger: logger.child({ component: 'rollup' }),
           instanceId: membershipId,
           windowMs: rollupSettings.windowMs,
+        });
+        // Re-derives what the live path missed; `sweep.rederiveNow` is also
+        // for whoever knows durable state moved without its follow-ups.
+        const sweep = new HealthSweep({
+          store: states,
+          transitions,
+          rollups,
+          logger: logger.child({ component: 'sweep' }),
+          metrics: createSweepMetrics(metrics),
+          rollupWindowMs: rollupSettings.windowMs,
+        });
+        await scheduleSweep({
+          scheduler,
+          sweep,
+          settings: readSweepSettings(config),
         });
         const reconcileFollowUp = createReconcileFollowUp({
           transitions,

@@ -2,12 +2,31 @@ import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { DEMO_SLICES, healthTestbed } from './__testUtils__/healthTestbed';
-import { rollupBucketId, RollupConsumer } from './RollupConsumer';
+import {
+  rollupBucketId,
+  RollupConsumer,
+  systemOfRollupBucket,
+} from './RollupConsumer';
 import type { RollupService } from './RollupService';
 
 jest.setTimeout(60_000);
 
 const PAYMENTS = 'system:default/payments';
+
+describe('systemOfRollupBucket', () => {
+  it('reads the system back from a window id, colons and all', () => {
+    const { id } = rollupBucketId('System:team-a/Payments', 1_000_000, 2_000);
+    expect(id).toBe('healthrollup:system:team-a/payments:500');
+    expect(systemOfRollupBucket(id)).toBe('system:team-a/payments');
+  });
+
+  it('reads no system from an id of another shape', () => {
+    expect(
+      systemOfRollupBucket('healthrollup:system:default/a'),
+    ).toBeUndefined();
+    expect(systemOfRollupBucket('other:system:default/a:1')).toBeUndefined();
+  });
+});
 
 describe('RollupConsumer', () => {
   const databases = TestDatabases.create({ ids: requiredTestDatabases() });

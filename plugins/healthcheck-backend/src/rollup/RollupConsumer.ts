@@ -29,6 +29,16 @@ export function rollupBucketId(
 }
 
 /**
+ * The system a debounce id of {@link rollupBucketId} is of; `undefined` for
+ * an id of another shape.
+ * @internal
+ */
+export function systemOfRollupBucket(id: string): string | undefined {
+  const match = /^healthrollup:(.+):\d+$/.exec(id);
+  return match?.[1];
+}
+
+/**
  * Recomputes one instance runs at once. A burst (a shared dependency down,
  * a full reconcile) ends windows of thousands of systems together; each
  * recompute reads the database and may ask the catalog.

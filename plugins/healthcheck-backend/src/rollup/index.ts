@@ -12,7 +12,11 @@ export { computeRollup, environmentVerdict } from './computeRollup';
 export { EnvironmentTransitions } from './EnvironmentTransitions';
 export { createRunFollowUp, reasonOfRun } from './followUpRuns';
 export { createReconcileFollowUp } from './reconcileFollowUp';
-export { RollupConsumer, rollupBucketId } from './RollupConsumer';
+export {
+  RollupConsumer,
+  rollupBucketId,
+  systemOfRollupBucket,
+} from './RollupConsumer';
 export { RollupService } from './RollupService';
 export { readRollupSettings } from './rollupSettings';
 export type { RollupSettings } from './rollupSettings';

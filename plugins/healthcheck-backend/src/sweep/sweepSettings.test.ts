@@ -1,0 +1,26 @@
+import { ConfigReader } from '@backstage/config';
+import { readSweepSettings } from './sweepSettings';
+
+describe('readSweepSettings', () => {
+  it('sweeps every minute unless configured', () => {
+    expect(readSweepSettings(new ConfigReader({}))).toEqual({
+      intervalMs: 60_000,
+    });
+  });
+
+  it('reads the interval as a duration', () => {
+    const config = new ConfigReader({
+      healthcheck: { sweep: { interval: '30s' } },
+    });
+    expect(readSweepSettings(config)).toEqual({ intervalMs: 30_000 });
+  });
+
+  it('refuses an interval below 5 s, naming the key', () => {
+    const config = new ConfigReader({
+      healthcheck: { sweep: { interval: '1s' } },
+    });
+    expect(() => readSweepSettings(config)).toThrow(
+      "Invalid healthcheck.sweep.interval '1s': it must be at least 5s",
+    );
+  });
+});

@@ -1,0 +1,35 @@
+import { Config } from '@backstage/config';
+import { InputError } from '@backstage/errors';
+import { readConfigDuration } from '../config';
+
+/**
+ * How often the sweep runs, from `healthcheck.sweep`.
+ * @internal
+ */
+export interface SweepSettings {
+  /** Between sweeps (one instance at a time runs them). */
+  intervalMs: number;
+}
+
+const DEFAULT_INTERVAL_MS = 60_000;
+/** A sweep reads every system; more often than this is load for nothing. */
+const MIN_INTERVAL_MS = 5_000;
+
+/**
+ * Reads `healthcheck.sweep.interval`, a duration such as `1m` (the
+ * default) of at least `5s`.
+ * @throws InputError naming the key, for a bad or too short duration.
+ * @internal
+ */
+export function readSweepSettings(config: Config): SweepSettings {
+  const key = 'healthcheck.sweep.interval';
+  const intervalMs = readConfigDuration(config, key) ?? DEFAULT_INTERVAL_MS;
+  if (intervalMs < MIN_INTERVAL_MS) {
+    throw new InputError(
+      `Invalid ${key} '${config.getString(key)}': it must be at least ${
+        MIN_INTERVAL_MS / 1000
+      }s`,
+    );
+  }
+  return { intervalMs };
+}
