@@ -186,36 +186,88 @@ export class DatabaseStateStore {
     );
     const result: EnvironmentSlice[] = [];
     for (let at = 0; at < systems.length; at += ID_CHUNK_SIZE) {
-      const rows = await this.#db('healthcheck_slices as s')
-        .leftJoin('healthcheck_slice_states as st', 'st.slice_id', 's.id')
-        .whereIn('s.system_ref', systems.slice(at, at + ID_CHUNK_SIZE))
-        .andWhere('s.removed', false)
-        .select(
-          's.id as id',
-          's.check_id as slice_check_id',
-          's.system_ref as slice_system_ref',
-          's.environment as slice_environment',
-          's.paused as paused',
-          's.components as slice_components',
-          'st.*',
-        );
+      const chunk = systems.slice(at, at + ID_CHUNK_SIZE);
+      const rows = await this.#slicesWithStates(
+        query => query.whereIn('s.system_ref', chunk),
+        join => join.andOnIn('st.system_ref', chunk),
+      );
       for (const row of rows) {
         const key = `${row.slice_system_ref}\u0000${row.slice_environment}`;
-        if (!wanted.has(key) && !wanted.has(row.slice_system_ref)) {
-          continue;
+        if (wanted.has(key) || wanted.has(row.slice_system_ref)) {
+          result.push(toEnvironmentSlice(row));
         }
-        result.push({
-          sliceId: row.id,
-          checkId: row.slice_check_id,
-          systemRef: row.slice_system_ref,
-          environment: row.slice_environment,
-          paused: Boolean(row.paused),
-          state: row.slice_id ? toSliceState(row) : undefined,
-          ...componentsOfRow(row.slice_components),
-        });
       }
     }
     return result;
+  }
+
+  /**
+   * What the sweep compares of the systems from `first` to `last` (both
+   * included, in order): their slices with states, their environments'
+   * stored statuses and their stored rollups. Range reads, which each
+   * table's index answers in the time of the rows they return, however
+   * large the tables grow.
+   */
+  async readSystemsBetween(
+    first: string,
+    last: string,
+  ): Promise<{
+    slices: EnvironmentSlice[];
+    environmentStates: Map<
+      string,
+      Map<string, { status: HealthStatus; since: number }>
+    >;
+    rollups: Map<string, StoredRollup>;
+  }> {
+    const range = [first.toLowerCase(), last.toLowerCase()] as const;
+    const [slices, states, rollups] = await Promise.all([
+      this.#slicesWithStates(
+        query => query.whereBetween('s.system_ref', range),
+        join => join.andOnBetween('st.system_ref', range),
+      ),
+      this.#db('healthcheck_environment_states').whereBetween(
+        'system_ref',
+        range,
+      ),
+      this.#db('healthcheck_rollups')
+        .whereBetween('system_ref', range)
+        .select('system_ref', 'rollup', 'computed_at'),
+    ]);
+    return {
+      slices: slices.map(toEnvironmentSlice),
+      environmentStates: environmentStatesBySystem(states),
+      rollups: new Map(rollups.map(storedRollupOf)),
+    };
+  }
+
+  /**
+   * Slices not removed, joined with their states. The states are matched
+   * by system too (`joinStates`), so both sides are read through their
+   * system index: joined on the slice id alone, PostgreSQL scans every
+   * state to join a few hundred slices.
+   */
+  #slicesWithStates(
+    whereSlices: (query: Knex.QueryBuilder) => Knex.QueryBuilder,
+    joinStates: (join: Knex.JoinClause) => Knex.JoinClause,
+  ): Promise<Record<string, any>[]> {
+    return whereSlices(
+      this.#db('healthcheck_slices as s').leftJoin(
+        'healthcheck_slice_states as st',
+        function joinOn() {
+          joinStates(this.on('st.slice_id', 's.id'));
+        },
+      ),
+    )
+      .andWhere('s.removed', false)
+      .select(
+        's.id as id',
+        's.check_id as slice_check_id',
+        's.system_ref as slice_system_ref',
+        's.environment as slice_environment',
+        's.paused as paused',
+        's.components as slice_components',
+        'st.*',
+      );
   }
 
   /** The stored statuses of a system's environments. */
@@ -240,26 +292,17 @@ export class DatabaseStateStore {
   ): Promise<
     Map<string, Map<string, { status: HealthStatus; since: number }>>
   > {
-    const bySystem = new Map<
-      string,
-      Map<string, { status: HealthStatus; since: number }>
-    >();
     const refs = [...new Set(systemRefs.map(ref => ref.toLowerCase()))];
+    const rows: Record<string, any>[] = [];
     for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
-      const rows = await this.#db('healthcheck_environment_states').whereIn(
-        'system_ref',
-        refs.slice(at, at + ID_CHUNK_SIZE),
+      rows.push(
+        ...(await this.#db('healthcheck_environment_states').whereIn(
+          'system_ref',
+          refs.slice(at, at + ID_CHUNK_SIZE),
+        )),
       );
-      for (const row of rows) {
-        const states = bySystem.get(row.system_ref) ?? new Map();
-        states.set(row.environment, {
-          status: row.status,
-          since: Number(row.since),
-        });
-        bySystem.set(row.system_ref, states);
-      }
     }
-    return bySystem;
+    return environmentStatesBySystem(rows);
   }
 
   /**
@@ -401,11 +444,8 @@ export class DatabaseStateStore {
       const rows = await this.#db('healthcheck_rollups')
         .whereIn('system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
         .select('system_ref', 'rollup', 'computed_at');
-      for (const row of rows) {
-        stored.set(row.system_ref, {
-          rollup: JSON.parse(row.rollup),
-          computedAt: Number(row.computed_at),
-        });
+      for (const [systemRef, rollup] of rows.map(storedRollupOf)) {
+        stored.set(systemRef, rollup);
       }
     }
     return stored;
@@ -520,6 +560,43 @@ export class DatabaseStateStore {
       }
     }
   }
+}
+
+function toEnvironmentSlice(row: Record<string, any>): EnvironmentSlice {
+  return {
+    sliceId: row.id,
+    checkId: row.slice_check_id,
+    systemRef: row.slice_system_ref,
+    environment: row.slice_environment,
+    paused: Boolean(row.paused),
+    state: row.slice_id ? toSliceState(row) : undefined,
+    ...componentsOfRow(row.slice_components),
+  };
+}
+
+function environmentStatesBySystem(
+  rows: readonly Record<string, any>[],
+): Map<string, Map<string, { status: HealthStatus; since: number }>> {
+  const bySystem = new Map<
+    string,
+    Map<string, { status: HealthStatus; since: number }>
+  >();
+  for (const row of rows) {
+    const states = bySystem.get(row.system_ref) ?? new Map();
+    states.set(row.environment, {
+      status: row.status,
+      since: Number(row.since),
+    });
+    bySystem.set(row.system_ref, states);
+  }
+  return bySystem;
+}
+
+function storedRollupOf(row: Record<string, any>): [string, StoredRollup] {
+  return [
+    row.system_ref,
+    { rollup: JSON.parse(row.rollup), computedAt: Number(row.computed_at) },
+  ];
 }
 
 function toSliceState(row: Record<string, any>): StoredSliceState {

@@ -174,8 +174,8 @@ export class HealthSweep {
       durationMs: 0,
     };
     const overdue = await this.#overdueClaims(startedAt);
-    for await (const systemRefs of this.#pages(scope)) {
-      await this.#sweepPage(systemRefs, overdue, outcome);
+    for await (const page of this.#pages(scope)) {
+      await this.#sweepPage(page, overdue, outcome);
     }
     if (scope === 'all') {
       outcome.prunedClaims = await this.#store.pruneRollupClaims(
@@ -210,11 +210,20 @@ export class HealthSweep {
     return latest;
   }
 
-  async *#pages(scope: SweepScope): AsyncGenerator<string[]> {
+  /**
+   * The systems to sweep, a page at a time: every system in order (each
+   * page all the systems from its first to its last), or the ones asked.
+   */
+  async *#pages(
+    scope: SweepScope,
+  ): AsyncGenerator<{ systemRefs: string[]; wholeRange: boolean }> {
     if (scope !== 'all') {
       const refs = [...scope].sort();
       for (let at = 0; at < refs.length; at += this.#pageSize) {
-        yield refs.slice(at, at + this.#pageSize);
+        yield {
+          systemRefs: refs.slice(at, at + this.#pageSize),
+          wholeRange: false,
+        };
       }
       return;
     }
@@ -222,7 +231,7 @@ export class HealthSweep {
     for (;;) {
       const page = await this.#store.listSystemsPage(after, this.#pageSize);
       if (page.length > 0) {
-        yield page;
+        yield { systemRefs: page, wholeRange: true };
       }
       if (page.length < this.#pageSize) {
         return;
@@ -231,18 +240,36 @@ export class HealthSweep {
     }
   }
 
-  async #sweepPage(
-    systemRefs: string[],
-    overdue: ReadonlyMap<string, number>,
-    outcome: SweepOutcome,
-  ): Promise<void> {
-    const [slices, environmentStates, stored] = await Promise.all([
+  /** What is stored of a page of systems. */
+  async #readPage(page: { systemRefs: string[]; wholeRange: boolean }) {
+    const { systemRefs } = page;
+    if (page.wholeRange) {
+      return await this.#store.readSystemsBetween(
+        systemRefs[0],
+        systemRefs[systemRefs.length - 1],
+      );
+    }
+    const [slices, environmentStates, rollups] = await Promise.all([
       this.#store.readEnvironmentSlices(
-        systemRefs.map(ref => ({ systemRef: ref })),
+        systemRefs.map(systemRef => ({ systemRef })),
       ),
       this.#store.readEnvironmentStatesOf(systemRefs),
       this.#store.readStoredRollups(systemRefs),
     ]);
+    return { slices, environmentStates, rollups };
+  }
+
+  async #sweepPage(
+    page: { systemRefs: string[]; wholeRange: boolean },
+    overdue: ReadonlyMap<string, number>,
+    outcome: SweepOutcome,
+  ): Promise<void> {
+    const { systemRefs } = page;
+    const {
+      slices,
+      environmentStates,
+      rollups: stored,
+    } = await this.#readPage(page);
     // The upstream systems the stored rollups name, for their status now.
     const upstreamRefs = new Set<string>();
     for (const { rollup } of stored.values()) {
