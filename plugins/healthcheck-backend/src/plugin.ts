@@ -301,6 +301,7 @@ export const healthcheckPlugin = createBackendPlugin({
           states,
           history,
           loadRollup: systemRef => rollups.get(systemRef),
+          loadRollups: systemRefs => rollups.getMany(systemRefs),
           liveKeyOf,
         });
         const badgeLogger = logger.child({ component: 'badges' });

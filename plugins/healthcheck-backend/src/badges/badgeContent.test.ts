@@ -86,6 +86,16 @@ describe('statusBadge', () => {
     });
   });
 
+  it('says that a rollup is the last one read while the database cannot be read', () => {
+    expect(statusBadge({ ...rollup, stale: true })).toMatchObject({
+      message: 'degraded, 5/8 ok (stale)',
+      color: 'yellow',
+    });
+    expect(
+      statusBadge({ ...rollup, stale: true }, rollup.environments[1]).message,
+    ).toBe('healthy (stale)');
+  });
+
   it.each([
     ['healthy', 'brightgreen'],
     ['degraded', 'yellow'],

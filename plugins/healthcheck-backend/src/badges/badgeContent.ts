@@ -80,6 +80,13 @@ export function statusMessage(
 }
 
 /**
+ * What a status badge adds to its message when its rollup is the last one
+ * read (the database cannot be read): the status may have moved since.
+ * @internal
+ */
+export const STALE_SUFFIX = ' (stale)';
+
+/**
  * A status badge of a system, or of one of its environments.
  * @internal
  */
@@ -90,7 +97,9 @@ export function statusBadge(
   const of = environment ?? rollup;
   return {
     label: badgeSubject(rollup.systemRef, environment?.name),
-    message: statusMessage(of.status, of),
+    message: `${statusMessage(of.status, of)}${
+      rollup.stale ? STALE_SUFFIX : ''
+    }`,
     color: STATUS_COLORS[of.status],
   };
 }

@@ -271,6 +271,7 @@ export async function startBenchServer(options: {
     states,
     history,
     loadRollup: systemRef => rollups.get(systemRef),
+    loadRollups: systemRefs => rollups.getMany(systemRefs),
     liveKeyOf,
   });
   // As plugin.ts, but with the bench's clock for the badge windows.

@@ -1,7 +1,10 @@
-import { mockServices } from '@backstage/backend-test-utils';
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import type { Entity } from '@backstage/catalog-model';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
-import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
+import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { DatabaseStateStore } from '../database/DatabaseStateStore';
+import { healthTestbed } from './__testUtils__/healthTestbed';
 import {
   SYSTEM_STATUS_CHANGED_TOPIC,
   SYSTEM_STATUS_SIGNAL_CHANNEL,
@@ -260,4 +263,61 @@ describe('RollupService.recompute', () => {
       }),
     });
   });
+});
+
+describe('RollupService while the database cannot be read', () => {
+  const databases = TestDatabases.create({ ids: requiredTestDatabases() });
+  const testbed = healthTestbed(databases);
+  const SYSTEM = 'system:default/payments';
+
+  afterAll(async () => {
+    await testbed.close();
+  });
+
+  it.each(databases.eachSupportedId())(
+    'answers the last rollup it read, marked stale, on %p',
+    async databaseId => {
+      const { knex } = await testbed.setup(databaseId);
+      // This instance's own connection to the database, which it loses.
+      const client = testbed.otherClient(knex);
+      const store = new DatabaseStateStore(client);
+      let clock = 1_000_000;
+      const service = new RollupService({
+        store,
+        catalog: catalogServiceMock({ entities: [] }),
+        auth: mockServices.auth(),
+        logger: mockServices.logger.mock(),
+        liveKeyOf,
+        now: () => clock,
+      });
+      await store.writeRollup(
+        {
+          systemRef: SYSTEM,
+          status: 'unhealthy',
+          environments: [],
+          reasons: [],
+          healthy: 0,
+          total: 1,
+          upstream: [],
+          updatedAt: new Date(clock).toISOString(),
+          since: new Date(clock).toISOString(),
+        },
+        clock,
+      );
+      expect(await service.get(SYSTEM)).toMatchObject({
+        status: 'unhealthy',
+      });
+      expect((await service.get(SYSTEM))?.stale).toBeUndefined();
+
+      await client.destroy();
+      clock += 60_000;
+
+      expect(await service.get(SYSTEM)).toMatchObject({
+        systemRef: SYSTEM,
+        status: 'unhealthy',
+        stale: true,
+      });
+      expect(await service.getOrEmpty(SYSTEM)).toMatchObject({ stale: true });
+    },
+  );
 });

@@ -12,6 +12,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import { LastKnownReads } from '../database/LastKnownReads';
 import { computeRollup } from './computeRollup';
 import type { LiveKeyOf } from './liveKeys';
 import { systemsOfComponents, upstreamSystems } from './upstreamSystems';
@@ -39,6 +40,10 @@ const UPSTREAM_TTL_MS = 30_000;
  * status change tells the rest of Backstage: the backend through events,
  * with the whole rollup; browsers through a signal that carries only the
  * system's opaque live key, since every browser receives it.
+ *
+ * Reads degrade while the database cannot be read: a rollup read that
+ * fails (or takes over 5 s) answers the last one read of the system,
+ * `stale: true`, and a 503 only for a system never read.
  * @internal
  */
 export class RollupService {
@@ -53,6 +58,8 @@ export class RollupService {
   /** Stored rollups, wrapped: lru-cache keeps no `undefined`. */
   readonly #rollups: LRUCache<string, { rollup?: SystemRollup }>;
   readonly #upstream: LRUCache<string, string[]>;
+  /** The last rollup read of each system, for when the database cannot be. */
+  readonly #lastKnown: LastKnownReads<SystemRollup | undefined>;
   /** Recomputes, for tests and metrics. */
   recomputes = 0;
 
@@ -82,6 +89,11 @@ export class RollupService {
       perf: { now: this.#now },
       ttlResolution: 0,
     });
+    this.#lastKnown = new LastKnownReads({
+      what: 'rollup',
+      max: READ_CACHE_SIZE,
+      logger: options.logger,
+    });
     this.#upstream = new LRUCache<string, string[]>({
       max: 100_000,
       ttl: UPSTREAM_TTL_MS,
@@ -99,16 +111,50 @@ export class RollupService {
     });
   }
 
-  /** The stored rollup of a system, briefly cached. */
+  /**
+   * The stored rollup of a system, briefly cached; the last one read,
+   * `stale: true`, while the database cannot be read.
+   * @throws ServiceUnavailableError when the database cannot be read and
+   *   this instance never read the system
+   */
   async get(systemRef: string): Promise<SystemRollup | undefined> {
     const key = systemRef.toLowerCase();
     const cached = this.#rollups.get(key);
     if (cached) {
       return cached.rollup;
     }
-    const rollup = await this.#store.readRollup(key);
+    const { value: rollup, stale } = await this.#lastKnown.read(key, () =>
+      this.#store.readRollup(key),
+    );
+    if (stale) {
+      return rollup && { ...rollup, stale: true };
+    }
     this.#rollups.set(key, { rollup });
     return rollup;
+  }
+
+  /**
+   * The stored rollups of many systems (lower-case refs), in one read; the
+   * last ones read while the database cannot be read, and then `stale`.
+   * @throws ServiceUnavailableError when the database cannot be read and
+   *   this instance never read any of the systems
+   */
+  async getMany(
+    systemRefs: readonly string[],
+  ): Promise<{ rollups: Map<string, SystemRollup>; stale: boolean }> {
+    const keys = systemRefs.map(ref => ref.toLowerCase());
+    const { values, stale } = await this.#lastKnown.readMany(
+      keys,
+      () => this.#store.readRollups(keys),
+      undefined,
+    );
+    const rollups = new Map<string, SystemRollup>();
+    for (const [key, rollup] of values) {
+      if (rollup) {
+        rollups.set(key, stale ? { ...rollup, stale: true } : rollup);
+      }
+    }
+    return { rollups, stale };
   }
 
   /**
@@ -189,6 +235,7 @@ export class RollupService {
     if (!written.stored) {
       return rollup;
     }
+    this.#lastKnown.remember(key, rollup);
     const from = written.previous?.status ?? 'unknown';
     if (from !== rollup.status) {
       await this.#announce({

@@ -44,6 +44,7 @@ describe('the OpenAPI document', () => {
           states: unused,
           history: unused,
           loadRollup: unused,
+          loadRollups: unused,
           liveKeyOf: unused,
         }),
       ),

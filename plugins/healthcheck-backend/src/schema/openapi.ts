@@ -185,6 +185,11 @@ export const spec = {
           },
           updatedAt: { type: 'string', format: 'date-time' },
           since: { type: 'string', format: 'date-time' },
+          stale: {
+            type: 'boolean',
+            description:
+              'True when the database could not be read and this is the last rollup the backend read (updatedAt says how old); absent otherwise.',
+          },
         },
       },
       SystemHealthSummary: {

@@ -211,6 +211,7 @@ describe('the health routes', () => {
                 states,
                 history,
                 loadRollup: ref => rollups.get(ref),
+                loadRollups: refs => rollups.getMany(refs),
                 liveKeyOf,
               }),
             );

@@ -19,7 +19,11 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import Router from 'express-promise-router';
-import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import type {
+  DatabaseStateStore,
+  EnvironmentSlice,
+} from '../database/DatabaseStateStore';
+import { LastKnownReads } from '../database/LastKnownReads';
 import type { HealthcheckStore } from '../database/HealthcheckStore';
 import type { HistoryStore, UptimeSummary } from '../history';
 import { CheckAccess } from '../permissions/CheckAccess';
@@ -34,6 +38,12 @@ import { cellOf, matrixOf } from '../rollup/systemMatrix';
 import { listSystems, parseSystemListQuery } from './listSystems';
 import { readCheckDetails } from './readCheckDetails';
 import { forReader, otherEntitiesNamedIn } from './rollupForReader';
+
+/**
+ * Systems whose matrix is remembered for a stale answer: those whose pages
+ * were open when the database went away.
+ */
+const LAST_KNOWN_MATRICES = 2_000;
 
 const SYSTEM_FIELDS = [
   'kind',
@@ -61,15 +71,36 @@ export function createHealthRouter(options: {
   checks: Pick<HealthcheckStore, 'getCheck'>;
   states: DatabaseStateStore;
   history: HistoryStore;
+  /**
+   * A system's rollup; while the database cannot be read, the last one
+   * read, `stale: true`.
+   */
   loadRollup: (systemRef: string) => Promise<SystemRollup | undefined>;
+  /** The rollups of many systems, as `loadRollup` reads one. */
+  loadRollups: (
+    systemRefs: readonly string[],
+  ) => Promise<{ rollups: ReadonlyMap<string, SystemRollup>; stale: boolean }>;
   /** The key of a system's status signals, which its answers carry. */
   liveKeyOf: LiveKeyOf;
   now?: () => number;
 }): express.Router {
-  const { httpAuth, catalog, checks, states, history, loadRollup, liveKeyOf } =
-    options;
+  const {
+    httpAuth,
+    catalog,
+    checks,
+    states,
+    history,
+    loadRollup,
+    loadRollups,
+    liveKeyOf,
+  } = options;
   const now = options.now ?? Date.now;
   const router = Router();
+  // The matrix beside a stale rollup: the slices last read of the system.
+  const lastKnownSlices = new LastKnownReads<EnvironmentSlice[]>({
+    what: 'checks',
+    max: LAST_KNOWN_MATRICES,
+  });
   const access = new CheckAccess({
     catalog,
     permissions: options.permissions,
@@ -108,9 +139,11 @@ export function createHealthRouter(options: {
     return answers.map(answer => forReader(answer, readable));
   }
 
+  /** A system's summary; `stale` when what it shows is the last read. */
   function summaryOf(
     entity: Entity,
     rollup: SystemRollup | undefined,
+    stale: boolean,
   ): SystemHealthSummary {
     const systemRef = stringifyEntityRef(entity).toLowerCase();
     return {
@@ -122,6 +155,7 @@ export function createHealthRouter(options: {
           upstream: [],
           now: now(),
         })),
+      ...(stale && { stale: true }),
       name: entity.metadata.name,
       namespace: entity.metadata.namespace ?? 'default',
       title: entity.metadata.title,
@@ -145,7 +179,7 @@ export function createHealthRouter(options: {
       { filter: { kind: 'System' }, fields: SYSTEM_FIELDS },
       { credentials },
     );
-    const rollups = await states.readRollups(
+    const { rollups, stale } = await loadRollups(
       items.map(e => stringifyEntityRef(e).toLowerCase()),
     );
     const page = listSystems(
@@ -153,6 +187,7 @@ export function createHealthRouter(options: {
         summaryOf(
           entity,
           rollups.get(stringifyEntityRef(entity).toLowerCase()),
+          stale,
         ),
       ),
       query,
@@ -166,11 +201,11 @@ export function createHealthRouter(options: {
     const entity = await visibleSystem(systemRef, credentials);
     const [rollup, slices] = await Promise.all([
       loadRollup(systemRef),
-      states.readSystemSlices(systemRef),
+      lastKnownSlices.read(systemRef, () => states.readSystemSlices(systemRef)),
     ]);
     const details: SystemHealthDetails = {
-      ...summaryOf(entity, rollup),
-      ...matrixOf(slices),
+      ...summaryOf(entity, rollup, Boolean(rollup?.stale) || slices.stale),
+      ...matrixOf(slices.value),
     };
     const [seen] = await forCaller([details], credentials);
     res.json(seen);

@@ -58,6 +58,11 @@ export interface SystemRollup {
   updatedAt: string;
   /** ISO 8601: since when the system has had this status. */
   since: string;
+  /**
+   * True when the database could not be read and this is the last rollup
+   * the backend read (see `updatedAt` for its age); absent otherwise.
+   */
+  stale?: boolean;
 }
 
 /**
