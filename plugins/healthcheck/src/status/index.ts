@@ -1,2 +1,6 @@
-export { presentStatus, systemRefOfEntity } from './statusPresentation';
+export {
+  presentStatus,
+  STALE_ROLLUP_NOTE,
+  systemRefOfEntity,
+} from './statusPresentation';
 export type { StatusPresentation } from './statusPresentation';

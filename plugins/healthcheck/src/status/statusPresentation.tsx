@@ -41,6 +41,13 @@ const PRESENTATION: Record<HealthStatus, StatusPresentation> = {
   paused: { label: 'Paused', Icon: RiPauseCircleFill, paletteKey: 'aborted' },
 };
 
+/**
+ * What the plugin says beside a rollup the backend marked `stale`: the last
+ * one it read before the database became unreachable.
+ * @internal
+ */
+export const STALE_ROLLUP_NOTE = 'Last known, the database is unreachable';
+
 /** @public */
 export function presentStatus(status: HealthStatus): StatusPresentation {
   return PRESENTATION[status] ?? PRESENTATION.unknown;

@@ -58,6 +58,17 @@ describe('EntityHealthOverviewCard', () => {
     ).toBeInTheDocument();
   });
 
+  it('says when the health shown is the last known, the database being unreachable', async () => {
+    await renderCard({
+      getSystem: async () => paymentsHealth({ stale: true }),
+    });
+    expect(
+      await screen.findByText(/Last known, the database is unreachable/),
+    ).toHaveTextContent(
+      'Updated 2 minutes ago · Last known, the database is unreachable',
+    );
+  });
+
   it('offers a retry when the health cannot be loaded', async () => {
     const getSystem = jest
       .fn<Promise<SystemHealthDetails | undefined>, [string]>()

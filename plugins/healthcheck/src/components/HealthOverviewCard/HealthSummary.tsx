@@ -1,5 +1,6 @@
 import { Flex, Text } from '@backstage/ui';
 import { SystemRollup } from '@vigil/plugin-healthcheck-common';
+import { STALE_ROLLUP_NOTE } from '../../status';
 import { HealthStatusBadge } from '../HealthStatusBadge';
 import { relativeTime } from './relativeTime';
 import { worstEnvironment } from './worstEnvironment';
@@ -42,6 +43,7 @@ export function HealthSummary(props: { rollup: SystemRollup }) {
         >
           {relativeTime(rollup.updatedAt)}
         </time>
+        {rollup.stale && <> · {STALE_ROLLUP_NOTE}</>}
       </Text>
     </Flex>
   );

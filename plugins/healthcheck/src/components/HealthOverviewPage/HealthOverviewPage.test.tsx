@@ -59,6 +59,20 @@ describe('HealthOverviewPage', () => {
     ).toBeInTheDocument();
   });
 
+  it('says when the statuses listed are the last known, the database being unreachable', async () => {
+    await renderPage({
+      listSystems: jest.fn(async () => ({
+        ...firstPage,
+        items: firstPage.items.map(item => ({ ...item, stale: true })),
+      })),
+    });
+    expect(
+      await screen.findByText(
+        'Worst first · last known, the database is unreachable',
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('filters by status, owner and environment, searches, and sorts by name through the query', async () => {
     const listSystems = jest.fn(async (_query?: ListSystemsQuery) => firstPage);
     await renderPage({ listSystems });

@@ -26,7 +26,7 @@ import {
 import { Dispatch, useEffect, useState } from 'react';
 import useDebounce from 'react-use/esm/useDebounce';
 import { POLL_INTERVAL_MS } from '../../hooks';
-import { presentStatus } from '../../status';
+import { presentStatus, STALE_ROLLUP_NOTE } from '../../status';
 import {
   hasActiveFilters,
   OverviewAction,
@@ -395,9 +395,13 @@ export function SystemsOverview(props: SystemsOverviewProps) {
           title={`${value.totalCount.toLocaleString()} ${
             value.totalCount === 1 ? 'system' : 'systems'
           }`}
-          subtitle={
+          subtitle={`${
             filters.sort === 'status' ? 'Worst first' : 'Sorted by name'
-          }
+          }${
+            value.items.some(system => system.stale)
+              ? ` · ${STALE_ROLLUP_NOTE.toLowerCase()}`
+              : ''
+          }`}
           isLoading={loading}
           options={{
             paging: false,

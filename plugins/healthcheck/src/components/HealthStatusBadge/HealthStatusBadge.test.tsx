@@ -58,6 +58,22 @@ describe('HealthStatusBadge', () => {
     expect(tooltip).toHaveTextContent('auth: Degraded');
   });
 
+  it('marks a stale rollup as the last known, in its name and its tooltip', async () => {
+    const user = userEvent.setup();
+    await renderInTestApp(
+      <HealthStatusBadge rollup={paymentsHealth({ stale: true })} />,
+    );
+    await user.tab();
+    expect(
+      screen.getByRole('img', {
+        name: 'Degraded (last known, the database is unreachable)',
+      }),
+    ).toHaveFocus();
+    expect(await screen.findByRole('tooltip')).toHaveTextContent(
+      'Last known, the database is unreachable.',
+    );
+  });
+
   it('says "No checks" for a system without checks', async () => {
     const user = userEvent.setup();
     await renderInTestApp(<HealthStatusBadge rollup={healthWithoutChecks()} />);

@@ -6,7 +6,7 @@ import {
   SystemRollup,
   UpstreamProblem,
 } from '@vigil/plugin-healthcheck-common';
-import { presentStatus } from '../../status';
+import { presentStatus, STALE_ROLLUP_NOTE } from '../../status';
 import { hasNoChecks, NO_CHECKS } from './healthPresentation';
 import { shortRef } from './shortRef';
 import { StatusIcon, useHealthColor } from './StatusIcon';
@@ -18,7 +18,10 @@ import { StatusIcon, useHealthColor } from './StatusIcon';
  */
 export type HealthStatusBadgeProps = (
   | {
-      rollup: Pick<SystemRollup, 'status' | 'total' | 'reasons' | 'upstream'>;
+      rollup: Pick<
+        SystemRollup,
+        'status' | 'total' | 'reasons' | 'upstream' | 'stale'
+      >;
     }
   | {
       status: HealthStatus;
@@ -49,24 +52,27 @@ const QUIET_EXPLANATIONS: Record<HealthStatus, string> = {
  * A system's status as icon, colour and word, with a tooltip that says why:
  * each failing check with its environment and failing condition, and the
  * upstream systems that are not healthy. A rollup with no checks reads
- * "No checks".
+ * "No checks"; a stale one (the backend's database is unreachable) has a
+ * dashed border and says so in its tooltip.
  * @public
  */
 export function HealthStatusBadge(props: HealthStatusBadgeProps) {
   const { size = 'small' } = props;
-  const { status, noChecks, reasons, upstream } =
+  const { status, noChecks, reasons, upstream, stale } =
     'rollup' in props
       ? {
           status: props.rollup.status,
           noChecks: hasNoChecks(props.rollup),
           reasons: props.rollup.reasons,
           upstream: props.rollup.upstream,
+          stale: Boolean(props.rollup.stale),
         }
       : {
           status: props.status,
           noChecks: false,
           reasons: props.reasons ?? [],
           upstream: props.upstream ?? [],
+          stale: false,
         };
   const presentation = noChecks ? NO_CHECKS : presentStatus(status);
   const classes = useStyles();
@@ -78,10 +84,17 @@ export function HealthStatusBadge(props: HealthStatusBadgeProps) {
         <Badge
           size={size}
           role="img"
-          aria-label={presentation.label}
+          aria-label={
+            stale
+              ? `${presentation.label} (${STALE_ROLLUP_NOTE.toLowerCase()})`
+              : presentation.label
+          }
           tabIndex={0}
           className={classes.badge}
-          style={{ borderColor: color }}
+          style={{
+            borderColor: color,
+            borderStyle: stale ? 'dashed' : 'solid',
+          }}
           icon={<StatusIcon presentation={presentation} />}
         >
           {presentation.label}
@@ -93,6 +106,7 @@ export function HealthStatusBadge(props: HealthStatusBadgeProps) {
           reasons={reasons}
           upstream={upstream}
         />
+        {stale && <p className={classes.heading}>{STALE_ROLLUP_NOTE}.</p>}
       </Tooltip>
     </TooltipTrigger>
   );

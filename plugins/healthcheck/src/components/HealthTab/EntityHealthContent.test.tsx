@@ -116,6 +116,25 @@ describe('EntityHealthContent', () => {
     expect(within(upstream).getByText('Unhealthy')).toBeInTheDocument();
   });
 
+  it('says when the rollup shown is the last known, the database being unreachable, and only then', async () => {
+    await renderTab({
+      api: makeApi({
+        getSystem: jest.fn(async () =>
+          makeSystem({ stale: true, updatedAt: ago(3 * 60_000) }),
+        ),
+      }),
+    });
+    expect(await screen.findByRole('status')).toHaveTextContent(
+      'Last known, the database is unreachable (as of 3 minutes ago)',
+    );
+  });
+
+  it('says nothing of staleness while the database answers', async () => {
+    await renderTab();
+    await screen.findByText('Why');
+    expect(screen.queryByText(/Last known/)).not.toBeInTheDocument();
+  });
+
   it('shows up-time and p95 response time of each environment over 24 h, 7 d and 30 d', async () => {
     const { api } = await renderTab();
     expect(await screen.findAllByText('99.95%')).toHaveLength(6);

@@ -9,6 +9,7 @@ import {
   SystemHealthDetails,
 } from '@vigil/plugin-healthcheck-common';
 import { useState } from 'react';
+import { STALE_ROLLUP_NOTE } from '../../status';
 import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
 import { shortCheckName } from './format';
 import { RelativeTime } from './RelativeTime';
@@ -116,6 +117,12 @@ export function RollupCard(props: RollupCardProps) {
         <Typography variant="body1">
           Since <RelativeTime value={system.since} />
         </Typography>
+        {system.stale && (
+          <Typography variant="caption" color="textSecondary" role="status">
+            {STALE_ROLLUP_NOTE} (as of <RelativeTime value={system.updatedAt} />
+            )
+          </Typography>
+        )}
       </Box>
 
       {system.reasons.length > 0 && (
