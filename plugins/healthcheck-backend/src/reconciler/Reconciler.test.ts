@@ -93,14 +93,20 @@ describe('Reconciler', () => {
     const catalog = mutableCatalog(readDemoCatalog());
     const apiChecks: Array<{ id: string; spec: object }> = [];
     const logger = mockServices.logger.mock();
-    const reconciler = new Reconciler({
-      catalog: catalog.catalog,
-      auth: mockServices.auth(),
-      logger,
-      listStoredChecks: async () => apiChecks,
-      slices,
-      lock: createReconcileLock(knex),
-    });
+    /** A reconciler on this database and catalog, with some options changed. */
+    const reconcilerWith = (
+      options: Partial<ConstructorParameters<typeof Reconciler>[0]> = {},
+    ) =>
+      new Reconciler({
+        catalog: catalog.catalog,
+        auth: mockServices.auth(),
+        logger,
+        listStoredChecks: async () => apiChecks,
+        slices,
+        lock: createReconcileLock(knex),
+        ...options,
+      });
+    const reconciler = reconcilerWith();
     const poller = new CatalogChangePoller({
       catalog: catalog.catalog,
       auth: mockServices.auth(),
@@ -128,6 +134,7 @@ describe('Reconciler', () => {
       rows,
       live,
       logger,
+      reconcilerWith,
     };
   }
 
@@ -235,17 +242,11 @@ describe('Reconciler', () => {
   it.each(databases.eachSupportedId())(
     'updates the health of a system whose environment a full pass removes, on %p',
     async databaseId => {
-      const { knex, slices, catalog, live } = await setup(databaseId);
+      const { knex, catalog, live, reconcilerWith } = await setup(databaseId);
       const states = new DatabaseStateStore(knex);
       const health = testbed.instance(states, catalog.catalog, 'a');
       // As the plugin wires it.
-      const reconciler = new Reconciler({
-        catalog: catalog.catalog,
-        auth: mockServices.auth(),
-        logger: mockServices.logger.mock(),
-        listStoredChecks: async () => [],
-        slices,
-        lock: createReconcileLock(knex),
+      const reconciler = reconcilerWith({
         onSystemsChanged: async systemRefs => {
           await health.transitions.checkSystems(systemRefs);
           await Promise.all(
@@ -598,10 +599,10 @@ describe('Reconciler', () => {
    * `release()`; and what finished when.
    */
   async function reconcilerWithSlowFullPasses(databaseId: TestDatabaseId) {
-    const { knex, slices, catalog, live } = await setup(databaseId);
+    const { catalog, live, reconcilerWith } = await setup(databaseId);
     let release: (() => void) | undefined;
     let held: Promise<void> = Promise.resolve();
-    const reconciler = new Reconciler({
+    const reconciler = reconcilerWith({
       catalog: {
         ...catalog.catalog,
         getEntities: async (request, options) => {
@@ -610,11 +611,6 @@ describe('Reconciler', () => {
           return response;
         },
       },
-      auth: mockServices.auth(),
-      logger: mockServices.logger.mock(),
-      listStoredChecks: async () => [],
-      slices,
-      lock: createReconcileLock(knex),
     });
     const finished: string[] = [];
     return {
