@@ -1,0 +1,94 @@
+import type { TickFigures } from './chaosFigures';
+import { chaosReport, type ScenarioResult } from './chaosReport';
+
+function ticks(overrides: Partial<TickFigures> = {}): TickFigures {
+  return {
+    up: { due: 200, probed: 200, missed: [] },
+    fault: { due: 700, probed: 700, missed: [] },
+    takeover: { due: 0, probed: 0, missed: [] },
+    runTwice: [],
+    lost: [],
+    cutOffByKill: 0,
+    ...overrides,
+  };
+}
+
+const clean: ScenarioResult = {
+  name: 'db-drop',
+  ticks: ticks(),
+  transitions: { real: 3, once: 3, lost: [], repeats: 0, spurious: 0 },
+  rollupsCorrectAfterMs: 4_200,
+  rollupWatchMs: 20_000,
+  notes: [],
+};
+
+describe('chaosReport', () => {
+  it('passes a scenario that meets every target', () => {
+    const report = chaosReport([clean]);
+    expect(report.passed).toBe(true);
+    expect(report.misses).toEqual([]);
+    expect(report.table.split('\n')).toHaveLength(3);
+    expect(report.table).toContain('100.0% (200/200)');
+    expect(report.table).toContain('4.2 s');
+    expect(report.table).toMatch(/db-drop .* ok$/m);
+  });
+
+  it('marks each missed figure and lists it with examples', () => {
+    const report = chaosReport([
+      {
+        ...clean,
+        ticks: ticks({
+          fault: { due: 700, probed: 0, missed: ['s@1', 's@2', 's@3', 's@4'] },
+          lost: ['s@1 (outage): no run in the database'],
+        }),
+        transitions: {
+          real: 3,
+          once: 1,
+          lost: ['alpha/staging failing at 12:00:01: never announced'],
+          repeats: 0,
+          spurious: 0,
+        },
+        rollupsCorrectAfterMs: null,
+      },
+    ]);
+    expect(report.passed).toBe(false);
+    expect(report.table).toContain('0.0% (0/700) ✗');
+    expect(report.table).toContain('never (> 20 s) ✗');
+    expect(report.table).toContain('FAILED (5)');
+    expect(report.misses).toEqual([
+      'db-drop: due ticks probed (database away or slow) 0.0% (0/700), target >= 99%; not probed: s@1; s@2; s@3, +1 more',
+      'db-drop: runs lost 1, target 0: s@1 (outage): no run in the database',
+      'db-drop: transitions lost 1, target 0: alpha/staging failing at 12:00:01: never announced',
+      'db-drop: notified once per real transition 1/3, target each real transition once, nothing else',
+      'db-drop: rollups correct after never (> 20 s), target <= 10 s',
+    ]);
+  });
+
+  it('judges memory by the instance that changed most, either way', () => {
+    const report = chaosReport([
+      {
+        name: 'churn',
+        ticks: ticks(),
+        memory: [
+          { instance: 'chaos-a', beforeKiB: 200_000, afterKiB: 204_000 },
+          { instance: 'chaos-b', beforeKiB: 200_000, afterKiB: 240_000 },
+        ],
+        notes: [],
+      },
+    ]);
+    expect(report.table).toContain('+20.0% (chaos-b) ✗');
+    expect(report.misses).toEqual([
+      'churn: resident memory chaos-a 195 -> 199 MiB, chaos-b 195 -> 234 MiB, target within 10%',
+    ]);
+  });
+
+  it('fails a scenario that did not finish', () => {
+    const report = chaosReport([
+      { name: 'pg-restart', error: 'pg_ctlcluster exited 1', notes: [] },
+    ]);
+    expect(report.passed).toBe(false);
+    expect(report.misses).toEqual([
+      'pg-restart: did not finish: pg_ctlcluster exited 1',
+    ]);
+  });
+});
