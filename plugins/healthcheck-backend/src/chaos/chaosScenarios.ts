@@ -1,0 +1,678 @@
+/*
+ * The chaos suite's scenarios: each a script against the running fleet
+ * that makes one fault, flips some targets meanwhile, and records when it
+ * did what (its timeline) and what it measured live (the wait for correct
+ * rollups, memory). The figures that need the database's final word are
+ * computed after every scenario has run (see runChaosSuite.ts).
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChaosFleet } from './ChaosFleet';
+import type { ScenarioTimeline } from './chaosFigures';
+import type { ScenarioResult } from './chaosReport';
+import type { ChaosSettings, ScenarioName } from './chaosSettings';
+import type { ChaosTargets } from './ChaosTargets';
+import type { FaultProxy } from './FaultProxy';
+import type { SuiteDatabase } from './SuiteDatabase';
+
+/** The systems whose targets the scenarios flip, each with three environments. */
+export const FLIPPED_SYSTEMS = ['alpha', 'bravo', 'charlie', 'delta'];
+export const ENVIRONMENTS = ['production', 'staging', 'dev'];
+export const INSTANCE_NAMES = ['chaos-a', 'chaos-b', 'chaos-c'];
+/** The instances' rollup window (`healthcheck.rollup.window`). */
+export const ROLLUP_WINDOW_MS = 2_000;
+/**
+ * How long the others take to run a dead instance's slices: a heartbeat
+ * (5 s) and the TTL (15 s), the instances' defaults. Ticks due in this
+ * window after an instance dies or leaves have no target.
+ */
+export const TAKEOVER_MS = 20_000;
+/** The database is up this long before a fault, so the fault starts on a fleet at work. */
+const BEFORE_FAULT_MS = 5_000;
+/** Between polls of the stored statuses and rollups. */
+const POLL_MS = 250;
+
+/** What the scenarios work with. @internal */
+export interface ChaosContext {
+  settings: ChaosSettings;
+  fleet: ChaosFleet;
+  proxy: FaultProxy;
+  targets: ChaosTargets;
+  database: SuiteDatabase;
+  api: ChaosApi;
+  log(message: string): void;
+}
+
+/** A run-now request and what it answered. @internal */
+export interface RunNowRequest {
+  instance: string;
+  at: number;
+  status: number;
+  runs: Array<{ runId: string; sliceId: string }>;
+}
+
+/** What a scenario's script recorded. @internal */
+export interface ScenarioRun {
+  timeline: ScenarioTimeline;
+  rollupsCorrectAfterMs?: number | null;
+  rollupWatchMs?: number;
+  /** Environments whose stored status was wrong when the scenario ended. */
+  wrongAtEnd?: string[];
+  runNow?: RunNowRequest[];
+  memory?: ScenarioResult['memory'];
+  notes: string[];
+}
+
+/** The plugin's REST API on one instance, as a signed-in user. @internal */
+export class ChaosApi {
+  readonly #authorization: string;
+
+  constructor(authorization: string) {
+    this.#authorization = authorization;
+  }
+
+  async request(
+    instance: { port: number },
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any }> {
+    const response = await fetch(
+      `http://127.0.0.1:${instance.port}/api/healthcheck/v1${path}`,
+      {
+        method,
+        headers: {
+          authorization: this.#authorization,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+    );
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text ? JSON.parse(text) : undefined,
+    };
+  }
+}
+
+async function sleepUntil(at: number): Promise<void> {
+  const wait = at - Date.now();
+  if (wait > 0) {
+    await sleep(wait);
+  }
+}
+
+const expectedStatus = (targets: ChaosTargets, system: string, env: string) =>
+  targets.isFailing(system, env) ? 'unhealthy' : 'healthy';
+
+/** Environments whose stored status is not what their targets say. */
+async function wrongEnvironments(ctx: ChaosContext): Promise<string[]> {
+  const stored = await ctx.database.readEnvironmentStatuses();
+  return FLIPPED_SYSTEMS.flatMap(system =>
+    ENVIRONMENTS.flatMap(env => {
+      const expected = expectedStatus(ctx.targets, system, env);
+      const status = stored.get(`${system}/${env}`);
+      return status === expected
+        ? []
+        : [
+            `${system}/${env} stored ${
+              status ?? 'nothing'
+            }, expected ${expected}`,
+          ];
+    }),
+  );
+}
+
+/** Rollups that do not show what the targets say, per environment and overall. */
+async function wrongRollups(ctx: ChaosContext): Promise<string[]> {
+  const rollups = await ctx.database.readRollups();
+  return FLIPPED_SYSTEMS.flatMap(system => {
+    const rollup = rollups.get(system);
+    const expected = ENVIRONMENTS.map(env => ({
+      env,
+      status: expectedStatus(ctx.targets, system, env),
+    }));
+    const worst = expected.some(e => e.status === 'unhealthy')
+      ? 'unhealthy'
+      : 'healthy';
+    const wrong = expected
+      .filter(e => rollup?.environments.get(e.env) !== e.status)
+      .map(
+        e =>
+          `${system}/${e.env} in the rollup ${
+            rollup?.environments.get(e.env) ?? 'missing'
+          }, expected ${e.status}`,
+      );
+    if (rollup?.status !== worst) {
+      wrong.push(
+        `${system} rollup ${rollup?.status ?? 'missing'}, expected ${worst}`,
+      );
+    }
+    return wrong;
+  });
+}
+
+/**
+ * How long after `since` the stored statuses and rollups first all show
+ * what the targets say; null when they do not within `capMs`. The
+ * scenarios flip nothing while this watches.
+ */
+async function watchRollups(
+  ctx: ChaosContext,
+  since: number,
+  capMs: number,
+): Promise<number | null> {
+  while (Date.now() <= since + capMs) {
+    try {
+      const wrong = [
+        ...(await wrongEnvironments(ctx)),
+        ...(await wrongRollups(ctx)),
+      ];
+      if (wrong.length === 0) {
+        return Date.now() - since;
+      }
+    } catch {
+      // The database is still coming back (pg-restart): not right yet.
+    }
+    await sleep(POLL_MS);
+  }
+  return null;
+}
+
+/** Flips targets at fractions of a fault, in order. */
+async function flipDuring(
+  ctx: ChaosContext,
+  from: number,
+  durationMs: number,
+  flips: Array<
+    [fraction: number, system: string, env: string, failing: boolean]
+  >,
+): Promise<void> {
+  for (const [fraction, system, env, failing] of flips) {
+    await sleepUntil(from + fraction * durationMs);
+    ctx.targets.flip(system, env, failing);
+    ctx.log(`  ${system}/${env} ${failing ? 'fails' : 'heals'}`);
+  }
+}
+
+/**
+ * The proxy drops every database connection for the outage, then lets
+ * them back. Meanwhile one environment fails, and another fails and heals
+ * again: a round trip only what was probed during the outage can tell.
+ */
+async function databaseDropped(ctx: ChaosContext): Promise<ScenarioRun> {
+  const { proxy, settings } = ctx;
+  const from = Date.now();
+  await sleep(BEFORE_FAULT_MS);
+  const faultFrom = Date.now();
+  proxy.drop();
+  ctx.log(`  the proxy drops the database for ${settings.outageMs / 1000} s`);
+  await flipDuring(ctx, faultFrom, settings.outageMs, [
+    [1 / 6, 'alpha', 'production', true],
+    [1 / 3, 'bravo', 'staging', true],
+    [2 / 3, 'bravo', 'staging', false],
+  ]);
+  await sleepUntil(faultFrom + settings.outageMs);
+  proxy.reopen();
+  const faultTo = Date.now();
+  ctx.log('  the database is back');
+  const rollups = watchRollups(ctx, faultTo, settings.recoveryMs);
+  await sleepUntil(faultTo + settings.recoveryMs);
+  const { refused, dropped } = proxy.stats();
+  return {
+    timeline: {
+      name: 'db-drop',
+      from,
+      to: Date.now(),
+      faults: [{ phase: 'outage', from: faultFrom, to: faultTo }],
+      takeovers: [],
+      kills: [],
+    },
+    rollupsCorrectAfterMs: await rollups,
+    rollupWatchMs: settings.recoveryMs,
+    wrongAtEnd: await wrongEnvironments(ctx),
+    notes: [
+      `the proxy reset ${dropped} open database connections and refused ${refused} new ones`,
+    ],
+  };
+}
+
+/** Every database packet arrives late for a while; one environment heals, another fails. */
+async function databaseSlow(ctx: ChaosContext): Promise<ScenarioRun> {
+  const { proxy, settings } = ctx;
+  const from = Date.now();
+  proxy.delay(settings.latencyMs);
+  ctx.log(
+    `  every database packet ${settings.latencyMs} ms late for ${
+      settings.latencyWindowMs / 1000
+    } s`,
+  );
+  await flipDuring(ctx, from, settings.latencyWindowMs, [
+    [1 / 6, 'alpha', 'production', false],
+    [5 / 12, 'charlie', 'dev', true],
+  ]);
+  await sleepUntil(from + settings.latencyWindowMs);
+  proxy.pass();
+  const faultTo = Date.now();
+  const rollups = watchRollups(ctx, faultTo, settings.recoveryMs);
+  await sleepUntil(faultTo + settings.recoveryMs);
+  return {
+    timeline: {
+      name: 'db-latency',
+      from,
+      to: Date.now(),
+      faults: [{ phase: 'slow', from, to: faultTo }],
+      takeovers: [],
+      kills: [],
+    },
+    rollupsCorrectAfterMs: await rollups,
+    rollupWatchMs: settings.recoveryMs,
+    wrongAtEnd: await wrongEnvironments(ctx),
+    notes: [],
+  };
+}
+
+/** `15/main`: the setting, or the first cluster this machine has. */
+function postgresCluster(settings: ChaosSettings): [string, string] {
+  if (settings.pgCluster) {
+    const [version, cluster] = settings.pgCluster.split('/');
+    return [version, cluster ?? 'main'];
+  }
+  const versions = readdirSync('/etc/postgresql');
+  if (versions.length === 0) {
+    throw new Error(
+      'No PostgreSQL cluster in /etc/postgresql to restart; set VIGIL_CHAOS_PG_CLUSTER',
+    );
+  }
+  return [versions.sort()[0], 'main'];
+}
+
+/**
+ * Runs `pg_ctlcluster ... <action>` in a process group of its own, so that
+ * a Ctrl-C of the suite cannot stop it halfway and leave the server down.
+ * @internal
+ */
+export function pgCtlCluster(
+  settings: ChaosSettings,
+  action: 'restart' | 'start',
+): Promise<void> {
+  const [version, cluster] = postgresCluster(settings);
+  const args = ['--skip-systemctl-redirect', version, cluster, action];
+  return new Promise((resolve, reject) => {
+    const child = spawn('pg_ctlcluster', args, {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', chunk => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', code =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `pg_ctlcluster ${args.join(
+                ' ',
+              )} exited ${code}: ${stderr.trim()}`,
+            ),
+          ),
+    );
+  });
+}
+
+/** Resolves when the database answers again, with the time it did. */
+async function databaseAnswers(ctx: ChaosContext, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await ctx.database.knex.raw('select 1');
+      return Date.now();
+    } catch (error) {
+      if (Date.now() > deadline) {
+        throw error;
+      }
+      await sleep(100);
+    }
+  }
+}
+
+/** PostgreSQL itself restarts, the proxy staying up; an environment heals just before. */
+async function postgresRestarted(ctx: ChaosContext): Promise<ScenarioRun> {
+  const { settings } = ctx;
+  const from = Date.now();
+  ctx.targets.flip('charlie', 'dev', false);
+  ctx.log('  charlie/dev heals');
+  await sleep(BEFORE_FAULT_MS);
+  const faultFrom = Date.now();
+  ctx.log('  PostgreSQL restarts');
+  await pgCtlCluster(settings, 'restart');
+  const restarted = Date.now();
+  const faultTo = await databaseAnswers(ctx, 60_000);
+  const rollups = watchRollups(ctx, faultTo, settings.recoveryMs);
+  await sleepUntil(faultTo + settings.recoveryMs);
+  return {
+    timeline: {
+      name: 'pg-restart',
+      from,
+      to: Date.now(),
+      faults: [{ phase: 'outage', from: faultFrom, to: faultTo }],
+      takeovers: [],
+      kills: [],
+    },
+    rollupsCorrectAfterMs: await rollups,
+    rollupWatchMs: settings.recoveryMs,
+    wrongAtEnd: await wrongEnvironments(ctx),
+    notes: [
+      `pg_ctlcluster restart took ${((restarted - faultFrom) / 1000).toFixed(
+        1,
+      )} s; the database answered ${((faultTo - faultFrom) / 1000).toFixed(
+        1,
+      )} s after it began`,
+    ],
+  };
+}
+
+/** A rollup window is left unclaimed too close to its end to be worth a kill. */
+const MIN_WINDOW_LEFT_MS = 150;
+
+/**
+ * An environment fails; the instance that claims the system's rollup window
+ * for it is SIGKILLed before the window ends (when it would have
+ * recomputed the rollup). After the takeover it comes back, then each
+ * instance is restarted in turn; the environment heals meanwhile.
+ */
+async function killedAndRestarted(ctx: ChaosContext): Promise<ScenarioRun> {
+  const { fleet, targets, database, settings } = ctx;
+  const from = Date.now();
+  const notes: string[] = [];
+  const takeovers: ScenarioTimeline['takeovers'] = [];
+  let kill: { instance: string; at: number } | undefined;
+
+  // Another environment of the system if a window closes before the kill lands.
+  for (const env of ENVIRONMENTS) {
+    const flippedAt = Date.now();
+    targets.flip('delta', env, true);
+    ctx.log(`  delta/${env} fails`);
+    let claim: Awaited<ReturnType<SuiteDatabase['latestRollupClaim']>>;
+    while (!claim && Date.now() < flippedAt + 30_000) {
+      claim = await database.latestRollupClaim(
+        'system:default/delta',
+        flippedAt,
+        ROLLUP_WINDOW_MS,
+      );
+      if (!claim) {
+        await sleep(20);
+      }
+    }
+    if (!claim) {
+      throw new Error(
+        `No instance claimed a rollup window of delta within 30 s of delta/${env} failing`,
+      );
+    }
+    const leftMs = claim.endsAt - Date.now();
+    if (leftMs < MIN_WINDOW_LEFT_MS) {
+      notes.push(
+        `the window ${claim.instance} claimed for delta/${env} was ${leftMs} ms from its end; tried another environment`,
+      );
+      continue;
+    }
+    await fleet.kill(claim.instance);
+    kill = { instance: claim.instance, at: Date.now() };
+    notes.push(
+      `SIGKILLed ${claim.instance} ${
+        claim.endsAt - kill.at
+      } ms before the end of its rollup window of delta`,
+    );
+    break;
+  }
+  if (!kill) {
+    throw new Error(
+      `Could not kill an instance in an open rollup window: ${notes.join(
+        '; ',
+      )}`,
+    );
+  }
+  ctx.log(`  ${notes[notes.length - 1]}`);
+  takeovers.push({ from: kill.at, to: kill.at + TAKEOVER_MS });
+  const rollups = watchRollups(ctx, kill.at, settings.recoveryMs);
+  await sleepUntil(kill.at + TAKEOVER_MS);
+  const rollupsCorrectAfterMs = await rollups;
+  await fleet.start(kill.instance);
+  ctx.log(`  ${kill.instance} is back; restarting each instance in turn`);
+
+  for (const name of INSTANCE_NAMES) {
+    const stoppedAt = Date.now();
+    takeovers.push({ from: stoppedAt, to: stoppedAt + TAKEOVER_MS });
+    await fleet.stop(name);
+    await fleet.start(name);
+    ctx.log(`  ${name} restarted`);
+    if (name === INSTANCE_NAMES[0]) {
+      for (const env of ENVIRONMENTS) {
+        targets.flip('delta', env, false);
+      }
+      ctx.log('  delta heals');
+    }
+  }
+  // Up, past the last takeover window, for a while.
+  await sleepUntil(takeovers[takeovers.length - 1].to + BEFORE_FAULT_MS);
+  return {
+    timeline: {
+      name: 'kill-and-restart',
+      from,
+      to: Date.now(),
+      faults: [],
+      takeovers,
+      kills: [kill],
+    },
+    rollupsCorrectAfterMs,
+    rollupWatchMs: settings.recoveryMs,
+    wrongAtEnd: await wrongEnvironments(ctx),
+    notes,
+  };
+}
+
+/** Between run-now requests: far longer than a probe of a loopback target. */
+const RUN_NOW_SPACING_MS = 1_000;
+/** After the last request, for its runs to be probed and recorded. */
+const RUN_NOW_SETTLE_MS = 5_000;
+
+/** A run now of the three-environment check on each instance in turn. */
+async function runNowOnEachInstance(ctx: ChaosContext): Promise<ScenarioRun> {
+  const from = Date.now();
+  const requests: RunNowRequest[] = [];
+  for (const instance of ctx.fleet.running()) {
+    const answer = await ctx.api.request(
+      instance,
+      'POST',
+      '/checks/on-demand/run',
+    );
+    requests.push({
+      instance: instance.name,
+      at: Date.now(),
+      status: answer.status,
+      runs: answer.status === 202 ? answer.body.items : [],
+    });
+    await sleep(RUN_NOW_SPACING_MS);
+  }
+  await sleep(RUN_NOW_SETTLE_MS);
+  return {
+    timeline: {
+      name: 'run-now',
+      from,
+      to: Date.now(),
+      faults: [],
+      takeovers: [],
+      kills: [],
+    },
+    runNow: requests,
+    notes: requests.map(
+      r =>
+        `run now on ${r.instance}: ${r.status}, ${r.runs.length} run(s) started`,
+    ),
+  };
+}
+
+/** Churned checks alive at once; each has three slices. */
+const CHURN_ALIVE = 5;
+/** Churn before measuring: the first creates load code and grow the heap once. */
+const CHURN_WARM_UP_MS = 15_000;
+/** After the churn, for the fleet to drop the removed slices. */
+const CHURN_SETTLE_MS = 10_000;
+const MEMORY_SAMPLES = 5;
+
+/** Every second a check of three slices is made and one deleted, through the API. */
+async function churnFor(
+  ctx: ChaosContext,
+  durationMs: number,
+  prefix: string,
+): Promise<{ created: number; deleted: number; failed: string[] }> {
+  const { api, fleet, targets } = ctx;
+  const alive: string[] = [];
+  const failed: string[] = [];
+  let created = 0;
+  let deleted = 0;
+  const remove = async (id: string, n: number) => {
+    const instances = fleet.running();
+    const answer = await api.request(
+      instances[n % instances.length],
+      'DELETE',
+      `/checks/${id}`,
+    );
+    if (answer.status === 204) {
+      deleted++;
+    } else {
+      failed.push(`DELETE ${id}: ${answer.status}`);
+    }
+  };
+  const end = Date.now() + durationMs;
+  for (let n = 0; Date.now() < end; n++) {
+    const second = Date.now();
+    const instances = fleet.running();
+    const id = `${prefix}-${n}`;
+    const answer = await api.request(
+      instances[n % instances.length],
+      'POST',
+      '/checks',
+      checkRequest(id, targets.port, 'churn', ['system:default/churn'], '2s'),
+    );
+    if (answer.status === 201) {
+      created++;
+      alive.push(id);
+    } else {
+      failed.push(`POST ${id}: ${answer.status}`);
+    }
+    if (alive.length > CHURN_ALIVE) {
+      await remove(alive.shift()!, n + 1);
+    }
+    await sleepUntil(second + 1_000);
+  }
+  for (const [n, id] of alive.entries()) {
+    await remove(id, n);
+  }
+  return { created, deleted, failed };
+}
+
+/** Each instance's resident memory: the median of a few samples a second apart. */
+async function residentMemory(fleet: ChaosFleet): Promise<Map<string, number>> {
+  const samples = new Map<string, number[]>();
+  for (let i = 0; i < MEMORY_SAMPLES; i++) {
+    for (const { name } of fleet.running()) {
+      samples.set(name, [...(samples.get(name) ?? []), fleet.rssKiB(name)]);
+    }
+    await sleep(1_000);
+  }
+  return new Map(
+    [...samples].map(([name, values]) => [
+      name,
+      values.sort((a, b) => a - b)[Math.floor(values.length / 2)],
+    ]),
+  );
+}
+
+/** Checks made and deleted every second for a while; memory before and after. */
+async function churn(ctx: ChaosContext): Promise<ScenarioRun> {
+  await churnFor(ctx, CHURN_WARM_UP_MS, 'warm-up');
+  const before = await residentMemory(ctx.fleet);
+  const from = Date.now();
+  ctx.log(`  churning for ${ctx.settings.churnMs / 1000} s`);
+  const { created, deleted, failed } = await churnFor(
+    ctx,
+    ctx.settings.churnMs,
+    'churn',
+  );
+  const to = Date.now();
+  await sleep(CHURN_SETTLE_MS);
+  const after = await residentMemory(ctx.fleet);
+  return {
+    timeline: { name: 'churn', from, to, faults: [], takeovers: [], kills: [] },
+    memory: [...before].map(([instance, beforeKiB]) => ({
+      instance,
+      beforeKiB,
+      afterKiB: after.get(instance) ?? NaN,
+    })),
+    notes: [
+      `${created} checks (${
+        3 * created
+      } slices) made and ${deleted} deleted through the API${
+        failed.length > 0 ? `; failed: ${failed.slice(0, 3).join(', ')}` : ''
+      }`,
+    ],
+  };
+}
+
+/** The scenarios by name. @internal */
+export const SCENARIOS: Record<
+  ScenarioName,
+  { title: string; run(ctx: ChaosContext): Promise<ScenarioRun> }
+> = {
+  'db-drop': {
+    title: 'the proxy drops every database connection, then lets them back',
+    run: databaseDropped,
+  },
+  'db-latency': {
+    title: 'every database packet late',
+    run: databaseSlow,
+  },
+  'pg-restart': {
+    title: 'PostgreSQL restarted (pg_ctlcluster), the proxy up',
+    run: postgresRestarted,
+  },
+  'kill-and-restart': {
+    title:
+      'one instance SIGKILLed in an open rollup window, then each restarted in turn',
+    run: killedAndRestarted,
+  },
+  'run-now': {
+    title: 'run now on each instance, of a check with three environments',
+    run: runNowOnEachInstance,
+  },
+  churn: {
+    title: 'checks made and deleted every second through the API',
+    run: churn,
+  },
+};
+
+/** A check as the API takes it, probing `/<path>/<system>/<environment>` of the targets. @internal */
+export function checkRequest(
+  id: string,
+  port: number,
+  path: string,
+  systems: string[],
+  interval: string,
+) {
+  return {
+    id,
+    spec: {
+      type: 'http',
+      target: `http://127.0.0.1:${port}/${path}/{{ system.name }}/{{ environment.name }}`,
+      interval,
+      timeout: '1s',
+      conditions: ['[STATUS] == 200'],
+      systems,
+    },
+  };
+}
