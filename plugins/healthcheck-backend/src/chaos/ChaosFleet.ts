@@ -78,6 +78,8 @@ export class ChaosFleet {
     const child = spawn(
       process.execPath,
       [
+        // For collectGarbage.
+        '--expose-gc',
         '--require',
         require.resolve('@backstage/cli/config/nodeTransform.cjs'),
         INSTANCE_PROCESS,
@@ -128,6 +130,13 @@ export class ChaosFleet {
   killAllNow(): void {
     for (const { child } of this.running()) {
       child.kill('SIGKILL');
+    }
+  }
+
+  /** Asks every running instance to collect its garbage now (SIGUSR2). */
+  collectGarbage(): void {
+    for (const { child } of this.running()) {
+      child.kill('SIGUSR2');
     }
   }
 

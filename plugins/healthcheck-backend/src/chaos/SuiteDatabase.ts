@@ -45,6 +45,13 @@ export class SuiteDatabase {
       client: 'pg',
       connection: `${url.replace(/\/$/, '')}/${name}`,
       pool: { min: 0, max: 4 },
+      // A restart of PostgreSQL breaks these connections too; say whose.
+      log: {
+        warn: message =>
+          process.stderr.write(
+            `[chaos] the suite's own connection: ${message}\n`,
+          ),
+      },
     });
     return new SuiteDatabase(name, knex, admin);
   }

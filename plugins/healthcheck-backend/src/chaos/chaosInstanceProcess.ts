@@ -9,7 +9,8 @@
  *     chaosInstanceProcess.ts '<ChaosInstanceOptions as JSON>'
  *
  * Prints "ready <port>" once the backend serves; stops cleanly on SIGTERM;
- * exits when its stdin closes, which it does when the suite dies, however.
+ * collects its garbage on SIGUSR2; exits when its stdin closes, which it
+ * does when the suite dies, however.
  */
 import os from 'node:os';
 import { appendFileSync } from 'node:fs';
@@ -98,6 +99,8 @@ async function main(options: ChaosInstanceOptions) {
       }),
     ],
   });
+  // The suite measures memory after a full collection (node --expose-gc).
+  process.on('SIGUSR2', () => globalThis.gc?.());
   process.stdin.on('end', () => process.exit(1));
   process.stdin.resume();
   process.stdout.write(`ready ${backend.server.port()}\n`);
