@@ -8,6 +8,7 @@ import {
   type SentNotification,
   type SuiteSlice,
   tickFigures,
+  tickLabel,
   ticksBetween,
 } from './chaosFigures';
 
@@ -66,6 +67,14 @@ function figuresOf(hits: Hit[], runs: RunRow[], scenario = timeline()) {
   });
 }
 
+describe('tickLabel', () => {
+  it('names the check, the environment and the tick in UTC', () => {
+    expect(tickLabel(slice, Date.UTC(2026, 0, 1, 12, 0, 4, 79))).toBe(
+      'steady alpha/production @12:00:04.079',
+    );
+  });
+});
+
 describe('ticksBetween', () => {
   it('lists the grid points of the slice, one interval apart, from inclusive', () => {
     expect(ticks).toHaveLength(10);
@@ -121,10 +130,10 @@ describe('tickFigures', () => {
     );
     expect(figures.up).toMatchObject({ due: 5, probed: 5 });
     expect(figures.fault).toMatchObject({ due: 5, probed: 0 });
-    expect(figures.fault.missed[0]).toBe(`${slice.id}@${ticks[5]}`);
+    expect(figures.fault.missed[0]).toBe(tickLabel(slice, ticks[5]));
     expect(figures.lost).toHaveLength(5);
     expect(figures.lost[0]).toBe(
-      `${slice.id}@${ticks[5]} (outage): no run in the database`,
+      `${tickLabel(slice, ticks[5])} (outage): no run in the database`,
     );
   });
 
@@ -132,7 +141,7 @@ describe('tickFigures', () => {
     const figures = figuresOf([hitAt(ticks[2] + 12, 'chaos-b')], []);
     expect(figures.up.probed).toBe(1);
     expect(figures.lost).toContain(
-      `${slice.id}@${ticks[2]} (up): no run in the database`,
+      `${tickLabel(slice, ticks[2])} (up): no run in the database`,
     );
     expect(figures.lost).toHaveLength(10);
   });
@@ -143,7 +152,7 @@ describe('tickFigures', () => {
       [runOf(ticks[4])],
     );
     expect(figures.runTwice).toEqual([
-      `${slice.id}@${ticks[4]}: chaos-a, chaos-b`,
+      `${tickLabel(slice, ticks[4])}: chaos-a, chaos-b`,
     ]);
   });
 

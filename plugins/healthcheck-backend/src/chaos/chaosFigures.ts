@@ -66,6 +66,13 @@ const MATCH_SLACK_MS = 1_000;
 
 const keyOf = (sliceId: string, tick: number) => `${sliceId}@${tick}`;
 
+/** `flipper alpha/production @12:00:04.079`: a tick as the report shows it (UTC). @internal */
+export function tickLabel(slice: SuiteSlice, tick: number): string {
+  return `${slice.check} ${slice.system}/${slice.environment} @${new Date(tick)
+    .toISOString()
+    .slice(11, 23)}`;
+}
+
 /** The grid ticks of a slice in [from, to). @internal */
 export function ticksBetween(
   slice: Pick<SuiteSlice, 'id' | 'intervalMs'>,
@@ -167,12 +174,12 @@ function share(): ProbedShare {
   return { due: 0, probed: 0, missed: [] };
 }
 
-function count(target: ProbedShare, key: string, probed: boolean) {
+function count(target: ProbedShare, label: string, probed: boolean) {
   target.due++;
   if (probed) {
     target.probed++;
   } else if (target.missed.length < EXAMPLES) {
-    target.missed.push(key);
+    target.missed.push(label);
   }
 }
 
@@ -220,18 +227,24 @@ export function tickFigures(options: {
   };
   /** Why each lost tick is lost, by `<slice>@<tick>`. */
   const lost = new Map<string, string>();
+  const sliceOf = new Map(slices.map(slice => [slice.id, slice]));
 
   for (const slice of slices) {
     for (const tick of ticksBetween(slice, timeline.from, timeline.to)) {
       const key = keyOf(slice.id, tick);
+      const label = tickLabel(slice, tick);
       if (inTakeover(timeline, tick)) {
-        count(figures.takeover, key, probed.has(key));
+        count(figures.takeover, label, probed.has(key));
         continue;
       }
       const phase = phaseAt(timeline, tick);
-      count(phase === 'up' ? figures.up : figures.fault, key, probed.has(key));
+      count(
+        phase === 'up' ? figures.up : figures.fault,
+        label,
+        probed.has(key),
+      );
       if (!completed.has(key)) {
-        lost.set(key, `${key} (${phase}): no run in the database`);
+        lost.set(key, `${label} (${phase}): no run in the database`);
       }
     }
   }
@@ -251,10 +264,13 @@ export function tickFigures(options: {
     );
     if (cutOff) {
       figures.cutOffByKill++;
-    } else if (!lost.has(key)) {
+    } else if (!lost.has(key) && sliceOf.has(probe.sliceId)) {
       lost.set(
         key,
-        `${key} (${phaseAt(timeline, probe.tick)}): probed by ${
+        `${tickLabel(sliceOf.get(probe.sliceId)!, probe.tick)} (${phaseAt(
+          timeline,
+          probe.tick,
+        )}): probed by ${
           probe.instance ?? 'an unknown process'
         }, no run stands for it`,
       );
@@ -262,8 +278,9 @@ export function tickFigures(options: {
   }
   figures.lost = [...lost.values()];
 
-  for (const [key, list] of byTick) {
-    if (list.length < 2) {
+  for (const list of byTick.values()) {
+    const slice = sliceOf.get(list[0].sliceId);
+    if (list.length < 2 || !slice) {
       continue;
     }
     const instances = list.map(p => p.instance ?? '?');
@@ -272,7 +289,9 @@ export function tickFigures(options: {
     // most once each.
     const twice = outage ? new Set(instances).size < instances.length : true;
     if (twice) {
-      figures.runTwice.push(`${key}: ${instances.join(', ')}`);
+      figures.runTwice.push(
+        `${tickLabel(slice, list[0].tick)}: ${instances.join(', ')}`,
+      );
     }
   }
   return figures;

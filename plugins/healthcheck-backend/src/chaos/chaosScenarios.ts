@@ -12,9 +12,14 @@ import type { ChaosFleet } from './ChaosFleet';
 import type { ScenarioTimeline } from './chaosFigures';
 import type { ScenarioResult } from './chaosReport';
 import type { ChaosSettings, ScenarioName } from './chaosSettings';
-import type { ChaosTargets } from './ChaosTargets';
+import { type ChaosTargets, FLIPPING_CHECK } from './ChaosTargets';
 import type { FaultProxy } from './FaultProxy';
 import type { SuiteDatabase } from './SuiteDatabase';
+
+/** The suite's checks, named as the path segment of their targets. */
+export const STEADY_CHECK = 'steady';
+export const ON_DEMAND_CHECK = 'on-demand';
+export const SUITE_CHECKS = [STEADY_CHECK, FLIPPING_CHECK, ON_DEMAND_CHECK];
 
 /** The systems whose targets the scenarios flip, each with three environments. */
 export const FLIPPED_SYSTEMS = ['alpha', 'bravo', 'charlie', 'delta'];
@@ -42,6 +47,10 @@ export interface ChaosContext {
   database: SuiteDatabase;
   api: ChaosApi;
   log(message: string): void;
+  /** When the scenario under way began to be judged. */
+  judgedFrom: number;
+  /** What was wrong then (see beginScenario). */
+  inherited: Set<string>;
 }
 
 /** A run-now request and what it answered. @internal */
@@ -107,8 +116,15 @@ async function sleepUntil(at: number): Promise<void> {
 const expectedStatus = (targets: ChaosTargets, system: string, env: string) =>
   targets.isFailing(system, env) ? 'unhealthy' : 'healthy';
 
+/** A stored status or rollup that is not what the targets say. */
+interface Wrong {
+  /** `alpha/staging`, or `alpha` for a system's own status. */
+  key: string;
+  text: string;
+}
+
 /** Environments whose stored status is not what their targets say. */
-async function wrongEnvironments(ctx: ChaosContext): Promise<string[]> {
+async function environmentsWrong(ctx: ChaosContext): Promise<Wrong[]> {
   const stored = await ctx.database.readEnvironmentStatuses();
   return FLIPPED_SYSTEMS.flatMap(system =>
     ENVIRONMENTS.flatMap(env => {
@@ -117,16 +133,19 @@ async function wrongEnvironments(ctx: ChaosContext): Promise<string[]> {
       return status === expected
         ? []
         : [
-            `${system}/${env} stored ${
-              status ?? 'nothing'
-            }, expected ${expected}`,
+            {
+              key: `${system}/${env}`,
+              text: `${system}/${env} stored ${
+                status ?? 'nothing'
+              }, expected ${expected}`,
+            },
           ];
     }),
   );
 }
 
 /** Rollups that do not show what the targets say, per environment and overall. */
-async function wrongRollups(ctx: ChaosContext): Promise<string[]> {
+async function rollupsWrong(ctx: ChaosContext): Promise<Wrong[]> {
   const rollups = await ctx.database.readRollups();
   return FLIPPED_SYSTEMS.flatMap(system => {
     const rollup = rollups.get(system);
@@ -137,27 +156,69 @@ async function wrongRollups(ctx: ChaosContext): Promise<string[]> {
     const worst = expected.some(e => e.status === 'unhealthy')
       ? 'unhealthy'
       : 'healthy';
-    const wrong = expected
+    const wrong: Wrong[] = expected
       .filter(e => rollup?.environments.get(e.env) !== e.status)
-      .map(
-        e =>
-          `${system}/${e.env} in the rollup ${
-            rollup?.environments.get(e.env) ?? 'missing'
-          }, expected ${e.status}`,
-      );
+      .map(e => ({
+        key: `${system}/${e.env}`,
+        text: `${system}/${e.env} in the rollup ${
+          rollup?.environments.get(e.env) ?? 'missing'
+        }, expected ${e.status}`,
+      }));
     if (rollup?.status !== worst) {
-      wrong.push(
-        `${system} rollup ${rollup?.status ?? 'missing'}, expected ${worst}`,
-      );
+      wrong.push({
+        key: system,
+        text: `${system} rollup ${
+          rollup?.status ?? 'missing'
+        }, expected ${worst}`,
+      });
     }
     return wrong;
   });
 }
 
 /**
- * How long after `since` the stored statuses and rollups first all show
- * what the targets say; null when they do not within `capMs`. The
- * scenarios flip nothing while this watches.
+ * Starts judging a scenario: what is wrong already is the earlier
+ * scenario's doing, reported there, and left out of this one's figures
+ * unless this one flips it (a flip moves its status afresh).
+ * @internal
+ */
+export async function beginScenario(ctx: ChaosContext): Promise<string[]> {
+  ctx.judgedFrom = Date.now();
+  const wrong = [
+    ...(await environmentsWrong(ctx)),
+    ...(await rollupsWrong(ctx)),
+  ];
+  ctx.inherited = new Set(wrong.map(w => w.key));
+  return wrong.map(w => w.text);
+}
+
+/** Of what is wrong, what this scenario is to answer for. */
+function ownWrongs(ctx: ChaosContext, wrong: Wrong[]): string[] {
+  const flipped = new Set(
+    ctx.targets.flips
+      .filter(flip => flip.at >= ctx.judgedFrom)
+      .flatMap(flip => [`${flip.system}/${flip.environment}`, flip.system]),
+  );
+  return wrong
+    .filter(w => !ctx.inherited.has(w.key) || flipped.has(w.key))
+    .map(w => w.text);
+}
+
+/** Environments the scenario left with a wrong stored status. */
+async function wrongEnvironments(ctx: ChaosContext): Promise<string[]> {
+  return ownWrongs(ctx, await environmentsWrong(ctx));
+}
+
+/** Rollups the scenario left wrong. */
+async function wrongRollups(ctx: ChaosContext): Promise<string[]> {
+  return ownWrongs(ctx, await rollupsWrong(ctx));
+}
+
+/**
+ * How long after `since` the rollups first all show what the targets say
+ * (each environment and the system); null when they do not within `capMs`.
+ * The scenarios flip nothing while this watches. (Stored environment
+ * statuses are the transitions' figure: see wrongEnvironments.)
  */
 async function watchRollups(
   ctx: ChaosContext,
@@ -166,11 +227,7 @@ async function watchRollups(
 ): Promise<number | null> {
   while (Date.now() <= since + capMs) {
     try {
-      const wrong = [
-        ...(await wrongEnvironments(ctx)),
-        ...(await wrongRollups(ctx)),
-      ];
-      if (wrong.length === 0) {
+      if ((await wrongRollups(ctx)).length === 0) {
         return Date.now() - since;
       }
     } catch {
@@ -475,6 +532,105 @@ async function killedAndRestarted(ctx: ChaosContext): Promise<ScenarioRun> {
   };
 }
 
+/** New slices' first probes come within 5 s; a busy machine takes longer. */
+const FIRST_RUNS_TIMEOUT_MS = 90_000;
+
+/**
+ * The fleet starts (the first instance alone: it runs the migrations,
+ * which the others would race it for) and the suite's checks are made:
+ * `steady` and `flipper` on every flipped system, every 2 s, and
+ * `on-demand` on a system of its own, hourly, for run now. Judged like a
+ * scenario from the moment every slice has had its first run: its
+ * environments and rollups should be right within the recovery watch.
+ * @internal
+ */
+export async function startFleet(ctx: ChaosContext): Promise<ScenarioRun> {
+  const { fleet, api, targets, database, settings } = ctx;
+  const started = Date.now();
+  await fleet.start(INSTANCE_NAMES[0]);
+  await Promise.all(INSTANCE_NAMES.slice(1).map(name => fleet.start(name)));
+  const ready = Date.now();
+  ctx.log(`  3 instances ready in ${((ready - started) / 1000).toFixed(1)} s`);
+
+  const flipped = FLIPPED_SYSTEMS.map(name => `system:default/${name}`);
+  const ownSystem = [`system:default/${ON_DEMAND_CHECK}`];
+  for (const request of [
+    checkRequest(STEADY_CHECK, targets.port, STEADY_CHECK, flipped, '2s'),
+    checkRequest(FLIPPING_CHECK, targets.port, FLIPPING_CHECK, flipped, '2s'),
+    checkRequest(
+      ON_DEMAND_CHECK,
+      targets.port,
+      ON_DEMAND_CHECK,
+      ownSystem,
+      '1h',
+    ),
+  ]) {
+    const answer = await api.request(
+      fleet.running()[0],
+      'POST',
+      '/checks',
+      request,
+    );
+    if (answer.status !== 201) {
+      throw new Error(
+        `Could not make check ${request.id}: ${answer.status} ${JSON.stringify(
+          answer.body,
+        )}`,
+      );
+    }
+  }
+
+  // Two checks on each flipped system, one on a system of its own.
+  const sliceCount = (2 * FLIPPED_SYSTEMS.length + 1) * ENVIRONMENTS.length;
+  let firstRuns: number | undefined;
+  while (firstRuns === undefined) {
+    const slices = await database.readSlices(SUITE_CHECKS);
+    const ran = new Set(
+      (await database.readRuns(slices.map(slice => slice.id)))
+        .filter(run => run.startedAt !== undefined)
+        .map(run => run.sliceId),
+    );
+    if (slices.length === sliceCount && slices.every(s => ran.has(s.id))) {
+      firstRuns = Date.now();
+    } else if (Date.now() > ready + FIRST_RUNS_TIMEOUT_MS) {
+      throw new Error(
+        `${ran.size} of ${sliceCount} slices had a first run ${
+          FIRST_RUNS_TIMEOUT_MS / 1000
+        } s after the instances were ready`,
+      );
+    } else {
+      await sleep(POLL_MS);
+    }
+  }
+  ctx.log('  every slice has had its first run');
+  const rollupsCorrectAfterMs = await watchRollups(
+    ctx,
+    firstRuns,
+    settings.recoveryMs,
+  );
+  return {
+    timeline: {
+      name: 'start',
+      from: firstRuns,
+      to: Date.now(),
+      faults: [],
+      takeovers: [],
+      kills: [],
+    },
+    rollupsCorrectAfterMs,
+    rollupWatchMs: settings.recoveryMs,
+    wrongAtEnd: await wrongEnvironments(ctx),
+    notes: [
+      `3 instances ready in ${((ready - started) / 1000).toFixed(
+        1,
+      )} s; a first run of all ${sliceCount} slices ${(
+        (firstRuns - ready) /
+        1000
+      ).toFixed(1)} s later`,
+    ],
+  };
+}
+
 /** Between run-now requests: far longer than a probe of a loopback target. */
 const RUN_NOW_SPACING_MS = 1_000;
 /** After the last request, for its runs to be probed and recorded. */
@@ -488,7 +644,7 @@ async function runNowOnEachInstance(ctx: ChaosContext): Promise<ScenarioRun> {
     const answer = await ctx.api.request(
       instance,
       'POST',
-      '/checks/on-demand/run',
+      `/checks/${ON_DEMAND_CHECK}/run`,
     );
     requests.push({
       instance: instance.name,
@@ -576,14 +732,19 @@ async function churnFor(
   return { created, deleted, failed };
 }
 
-/** Each instance's resident memory: the median of a few samples a second apart. */
+/**
+ * Each instance's resident memory: the median of a few samples a second
+ * apart, each after the instance collected its garbage, so that what is
+ * compared is what it keeps.
+ */
 async function residentMemory(fleet: ChaosFleet): Promise<Map<string, number>> {
   const samples = new Map<string, number[]>();
   for (let i = 0; i < MEMORY_SAMPLES; i++) {
+    fleet.collectGarbage();
+    await sleep(1_000);
     for (const { name } of fleet.running()) {
       samples.set(name, [...(samples.get(name) ?? []), fleet.rssKiB(name)]);
     }
-    await sleep(1_000);
   }
   return new Map(
     [...samples].map(([name, values]) => [

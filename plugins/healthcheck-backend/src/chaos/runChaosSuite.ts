@@ -29,9 +29,6 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-// The portal tests' wait: the suite is test code, run from source.
-// eslint-disable-next-line no-restricted-imports
-import { waitFor } from '../__testUtils__/waitFor';
 import { ChaosFleet } from './ChaosFleet';
 import {
   announceFlips,
@@ -44,19 +41,22 @@ import {
 import type { RecordedNotification } from './chaosInstanceProcess';
 import { chaosReport, type ScenarioResult } from './chaosReport';
 import {
+  beginScenario,
   ChaosApi,
   type ChaosContext,
-  checkRequest,
   ENVIRONMENTS,
   FLIPPED_SYSTEMS,
   INSTANCE_NAMES,
+  ON_DEMAND_CHECK,
   pgCtlCluster,
   ROLLUP_WINDOW_MS,
   type ScenarioRun,
   SCENARIOS,
+  startFleet,
+  SUITE_CHECKS,
 } from './chaosScenarios';
-import { readChaosSettings, type ScenarioName } from './chaosSettings';
-import { ChaosTargets, FLIPPING_CHECK } from './ChaosTargets';
+import { readChaosSettings } from './chaosSettings';
+import { ChaosTargets } from './ChaosTargets';
 import { FaultProxy } from './FaultProxy';
 import { SuiteDatabase } from './SuiteDatabase';
 
@@ -68,10 +68,6 @@ const OUTPUT_DIR = resolvePackagePath(
 const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432';
 /** A probe (1 s timeout) under way when its instance is SIGKILLed can never be recorded. */
 const KILL_CUT_OFF_MS = 2_000;
-
-/** The suite's checks, by the path segment their targets use. */
-const STEADY_CHECK = 'steady';
-const ON_DEMAND_CHECK = 'on-demand';
 
 /** What every instance is configured with. */
 const INSTANCE_CONFIG = {
@@ -131,82 +127,9 @@ function readNotifications(): SentNotification[] {
   });
 }
 
-/** Starts the fleet, makes the suite's checks, waits for every slice to be healthy. */
-async function setUp(ctx: ChaosContext): Promise<void> {
-  const { fleet, api, targets, database } = ctx;
-  const started = Date.now();
-  // The first runs the migrations; the others would race it for the lock.
-  await fleet.start(INSTANCE_NAMES[0]);
-  await Promise.all(INSTANCE_NAMES.slice(1).map(name => fleet.start(name)));
-  log(`3 instances ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-
-  const flipped = FLIPPED_SYSTEMS.map(name => `system:default/${name}`);
-  for (const request of [
-    checkRequest(STEADY_CHECK, targets.port, STEADY_CHECK, flipped, '2s'),
-    checkRequest(FLIPPING_CHECK, targets.port, FLIPPING_CHECK, flipped, '2s'),
-    checkRequest(
-      ON_DEMAND_CHECK,
-      targets.port,
-      ON_DEMAND_CHECK,
-      [`system:default/${ON_DEMAND_CHECK}`],
-      '1h',
-    ),
-  ]) {
-    const answer = await api.request(
-      fleet.running()[0],
-      'POST',
-      '/checks',
-      request,
-    );
-    if (answer.status !== 201) {
-      throw new Error(
-        `Could not make check ${request.id}: ${answer.status} ${JSON.stringify(
-          answer.body,
-        )}`,
-      );
-    }
-  }
-  // Two checks on each flipped system, one on its own system.
-  const sliceCount = (2 * FLIPPED_SYSTEMS.length + 1) * ENVIRONMENTS.length;
-  await waitFor(
-    'every environment healthy in its rollup, and a first run of every slice',
-    async () => {
-      const [statuses, rollups, slices] = await Promise.all([
-        database.readEnvironmentStatuses(),
-        database.readRollups(),
-        database.readSlices([STEADY_CHECK, FLIPPING_CHECK, ON_DEMAND_CHECK]),
-      ]);
-      const ran = new Set(
-        (await database.readRuns(slices.map(s => s.id)))
-          .filter(run => run.startedAt !== undefined)
-          .map(run => run.sliceId),
-      );
-      return [
-        ...FLIPPED_SYSTEMS.filter(
-          name =>
-            rollups.get(name)?.status !== 'healthy' ||
-            ENVIRONMENTS.some(
-              env => statuses.get(`${name}/${env}`) !== 'healthy',
-            ),
-        ),
-        ...(slices.length < sliceCount ? ['slices still to come'] : []),
-        // The run-now check's first probes must not fall in its scenario.
-        ...slices.filter(s => !ran.has(s.id)).map(s => s.id),
-      ];
-    },
-    notReady => notReady.length === 0,
-    90_000,
-  );
-  log(
-    `warm: every environment healthy ${((Date.now() - started) / 1000).toFixed(
-      1,
-    )} s after start`,
-  );
-}
-
 /** A scenario's figures, from its timeline and what the database holds now. */
 function resultOf(
-  name: ScenarioName,
+  name: string,
   run: ScenarioRun,
   data: {
     scheduled: SuiteSlice[];
@@ -258,7 +181,7 @@ function resultOf(
           );
         } else if (!completed.has(started.runId)) {
           runNow.lost.push(
-            `${slice.environment} via ${request.instance}: no run ${started.runId} in the database`,
+            `${slice.environment} via ${request.instance}: no run in the database`,
           );
         }
       }
@@ -321,6 +244,119 @@ function resultOf(
   return result;
 }
 
+/** A scenario as it went: its script's record, or why it could not finish. */
+interface Outcome {
+  name: string;
+  run?: ScenarioRun;
+  error?: string;
+}
+
+/** Starts the fleet, then runs each scenario, each judged on its own doing. */
+async function runScenarios(ctx: ChaosContext): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const attempt = async (
+    name: string,
+    title: string,
+    script: (c: ChaosContext) => Promise<ScenarioRun>,
+  ) => {
+    const started = Date.now();
+    log(`${name}: ${title}`);
+    // Before the start there is nothing to inherit, nor tables to read.
+    const inherited = name === 'start' ? [] : await beginScenario(ctx);
+    try {
+      const run = await script(ctx);
+      if (inherited.length > 0) {
+        run.notes.push(
+          `wrong when it began, left out of its figures: ${inherited.join(
+            '; ',
+          )}`,
+        );
+      }
+      outcomes.push({ name, run });
+    } catch (error) {
+      outcomes.push({
+        name,
+        error: String((error as Error)?.message ?? error),
+      });
+      log(`${name} could not finish: ${error}`);
+      // Whatever it did to the database, undo it for the next scenario.
+      ctx.proxy.reopen();
+    }
+    log(`${name} done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  };
+
+  await attempt(
+    'start',
+    'three instances start, the suite makes its checks',
+    startFleet,
+  );
+  if (outcomes[0].error) {
+    return outcomes;
+  }
+  for (const name of ctx.settings.scenarios) {
+    await attempt(name, SCENARIOS[name].title, SCENARIOS[name].run);
+  }
+  return outcomes;
+}
+
+/** Reads the database and the recordings, and prints and writes the report. */
+async function report(
+  ctx: ChaosContext,
+  outcomes: Outcome[],
+  suiteStarted: number,
+): Promise<boolean> {
+  const { database, targets, settings } = ctx;
+  const allSlices = await database.readSlices(SUITE_CHECKS);
+  const data = {
+    scheduled: allSlices.filter(s => s.check !== ON_DEMAND_CHECK),
+    onDemand: allSlices.filter(s => s.check === ON_DEMAND_CHECK),
+    runs: await database.readRuns(allSlices.map(s => s.id)),
+    targets,
+    announced: announceFlips(targets.flips, readNotifications()),
+  };
+  const results = outcomes.map(({ name, run, error }) =>
+    run ? resultOf(name, run, data) : { name, error, notes: [] },
+  );
+  const { table, misses, passed } = chaosReport(results);
+  const missedBy = (name: string) =>
+    misses.some(miss => miss.startsWith(`${name}:`));
+  const lines = [
+    '',
+    `Chaos suite: 3 instances on one PostgreSQL through a fault proxy; ${
+      data.scheduled.length
+    } slices every 2 s, ${targets.hits.length} probes seen; outage ${
+      settings.outageMs / 1000
+    } s, latency ${settings.latencyMs} ms for ${
+      settings.latencyWindowMs / 1000
+    } s, churn ${settings.churnMs / 1000} s`,
+    '',
+    table,
+    '',
+    ...(misses.length > 0
+      ? ['Missed targets:', ...misses.map(miss => `  - ${miss}`), '']
+      : []),
+    'Notes:',
+    ...results.flatMap(r => r.notes.map(note => `  - ${r.name}: ${note}`)),
+    '',
+    `chaos: ${results.filter(r => !missedBy(r.name)).length} of ${
+      results.length
+    } rows met every target, in ${((Date.now() - suiteStarted) / 1000).toFixed(
+      0,
+    )} s; logs, notifications, hits and figures in ${OUTPUT_DIR}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  writeFileSync(path.join(OUTPUT_DIR, 'report.txt'), `${lines.join('\n')}\n`);
+  writeFileSync(
+    path.join(OUTPUT_DIR, 'figures.json'),
+    JSON.stringify({ settings, outcomes, results }, null, 2),
+  );
+  writeFileSync(
+    path.join(OUTPUT_DIR, 'hits.jsonl'),
+    targets.hits.map(hit => JSON.stringify(hit)).join('\n'),
+  );
+  return passed;
+}
+
 async function main(): Promise<number> {
   const settings = readChaosSettings(process.env);
   const suiteStarted = Date.now();
@@ -368,6 +404,8 @@ async function main(): Promise<number> {
     database,
     api: new ChaosApi(mockCredentials.user.header()),
     log,
+    judgedFrom: Date.now(),
+    inherited: new Set(),
   };
   const stopNow = () => {
     fleet.killAllNow();
@@ -376,91 +414,23 @@ async function main(): Promise<number> {
   process.once('SIGINT', stopNow);
   process.once('SIGTERM', stopNow);
 
-  const runs: Array<{ name: ScenarioName; run?: ScenarioRun; error?: string }> =
-    [];
   try {
     log(
       `database ${database.name} through the fault proxy on :${proxy.port}; targets on :${targets.port}; output in ${OUTPUT_DIR}`,
     );
-    await setUp(ctx);
-    for (const name of settings.scenarios) {
-      const started = Date.now();
-      log(`${name}: ${SCENARIOS[name].title}`);
-      try {
-        runs.push({ name, run: await SCENARIOS[name].run(ctx) });
-      } catch (error) {
-        runs.push({ name, error: String((error as Error)?.message ?? error) });
-        log(`${name} could not finish: ${error}`);
-        // Whatever it did to the database, undo it for the next scenario.
-        proxy.reopen();
-      }
-      log(`${name} done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    let outcomes: Outcome[];
+    try {
+      outcomes = await runScenarios(ctx);
+    } finally {
+      await ensurePostgresRuns(ctx);
+      await fleet.stopAll();
     }
+    return (await report(ctx, outcomes, suiteStarted)) ? 0 : 1;
   } finally {
-    await ensurePostgresRuns(ctx);
-    await fleet.stopAll();
+    await targets.close();
+    await proxy.close();
+    await database.close({ keep: settings.keepDatabase });
   }
-
-  const allSlices = await database.readSlices([
-    STEADY_CHECK,
-    FLIPPING_CHECK,
-    ON_DEMAND_CHECK,
-  ]);
-  const data = {
-    scheduled: allSlices.filter(s => s.check !== ON_DEMAND_CHECK),
-    onDemand: allSlices.filter(s => s.check === ON_DEMAND_CHECK),
-    runs: await database.readRuns(allSlices.map(s => s.id)),
-    targets,
-    announced: announceFlips(targets.flips, readNotifications()),
-  };
-  const results = runs.map(({ name, run, error }) =>
-    run ? resultOf(name, run, data) : { name, error, notes: [] },
-  );
-  const report = chaosReport(results);
-  const lines = [
-    '',
-    `Chaos suite: 3 instances on one PostgreSQL through a fault proxy; ${
-      data.scheduled.length
-    } slices every 2 s, ${data.targets.hits.length} probes seen; outage ${
-      settings.outageMs / 1000
-    } s, latency ${settings.latencyMs} ms for ${
-      settings.latencyWindowMs / 1000
-    } s, churn ${settings.churnMs / 1000} s`,
-    '',
-    report.table,
-    '',
-    ...(report.misses.length > 0
-      ? ['Missed targets:', ...report.misses.map(miss => `  - ${miss}`), '']
-      : []),
-    'Notes:',
-    ...results.flatMap(r => r.notes.map(note => `  - ${r.name}: ${note}`)),
-    '',
-    `chaos: ${
-      results.filter(
-        r => !r.error && !report.misses.some(m => m.startsWith(`${r.name}:`)),
-      ).length
-    } of ${results.length} scenarios met every target, in ${(
-      (Date.now() - suiteStarted) /
-      1000
-    ).toFixed(0)} s; logs and figures in ${
-      path.relative(process.cwd(), OUTPUT_DIR) || OUTPUT_DIR
-    }`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  writeFileSync(path.join(OUTPUT_DIR, 'report.txt'), `${lines.join('\n')}\n`);
-  writeFileSync(
-    path.join(OUTPUT_DIR, 'figures.json'),
-    JSON.stringify({ settings, runs, results }, null, 2),
-  );
-  writeFileSync(
-    path.join(OUTPUT_DIR, 'hits.jsonl'),
-    targets.hits.map(hit => JSON.stringify(hit)).join('\n'),
-  );
-
-  await targets.close();
-  await proxy.close();
-  await database.close({ keep: settings.keepDatabase });
-  return report.passed ? 0 : 1;
 }
 
 /** Never leaves PostgreSQL stopped, whatever a scenario did to it. */
