@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
-import type { ChaosInstanceOptions } from './chaosInstanceProcess';
+import type {
+  ChaosInstanceOptions,
+  MemoryReport,
+} from './chaosInstanceProcess';
 
 const INSTANCE_PROCESS = resolvePackagePath(
   '@vigil/plugin-healthcheck-backend',
@@ -12,6 +16,8 @@ const INSTANCE_PROCESS = resolvePackagePath(
 const READY_TIMEOUT_MS = 90_000;
 /** A clean stop waits for probes in flight; after this it is a kill. */
 const STOP_TIMEOUT_MS = 20_000;
+/** A full collection of a backend's heap takes well under a second. */
+const MEMORY_REPORT_TIMEOUT_MS = 10_000;
 
 /** One running backend instance. @internal */
 export interface ChaosInstance {
@@ -25,13 +31,16 @@ export interface ChaosInstance {
 /**
  * The chaos suite's backend instances: each a process of its own started
  * as the multi-instance test starts them (node with Backstage's transform),
- * its stderr in a log file of its own. Knows every pid any instance had, so
- * that a probe of an instance since restarted is still attributed.
+ * its stderr in a log file of its own, its stdout the lines it tells the
+ * suite (`ready <port>`, `memory <json>`). Knows every pid any instance
+ * had, so that a probe of an instance since restarted is still attributed.
  * @internal
  */
 export class ChaosFleet {
   readonly #running = new Map<string, ChaosInstance>();
   readonly #nameOfPid = new Map<number, string>();
+  /** Who waits for each instance's next memory report, by pid. */
+  readonly #memoryWaiters = new Map<number, Array<(r: MemoryReport) => void>>();
   readonly #logDir: string;
   readonly #optionsOf: (
     name: string,
@@ -78,7 +87,7 @@ export class ChaosFleet {
     const child = spawn(
       process.execPath,
       [
-        // For collectGarbage.
+        // For the full collection before each memory report.
         '--expose-gc',
         '--require',
         require.resolve('@backstage/cli/config/nodeTransform.cjs'),
@@ -90,10 +99,11 @@ export class ChaosFleet {
     );
     const pid = child.pid!;
     this.#nameOfPid.set(pid, name);
+    this.#memoryWaiters.set(pid, []);
     child.stderr!.pipe(
       createWriteStream(path.join(this.#logDir, `${name}-${pid}.log`)),
     );
-    const port = await readyPort(child, name);
+    const port = await this.#listen(child, name);
     const instance = { name, pid, port, child };
     this.#running.set(name, instance);
     child.once('exit', () => {
@@ -133,23 +143,73 @@ export class ChaosFleet {
     }
   }
 
-  /** Asks every running instance to collect its garbage now (SIGUSR2). */
-  collectGarbage(): void {
-    for (const { child } of this.running()) {
-      child.kill('SIGUSR2');
-    }
+  /**
+   * Each running instance's memory right after a full collection of its
+   * heap (SIGUSR2 asks; it answers on stdout).
+   */
+  async measureMemory(): Promise<Map<string, MemoryReport>> {
+    return new Map(
+      await Promise.all(
+        this.running().map(
+          async instance =>
+            [instance.name, await this.#memoryOf(instance)] as const,
+        ),
+      ),
+    );
   }
 
-  /** Resident memory of a running instance, in KiB (Linux). */
-  rssKiB(name: string): number {
-    const status = readFileSync(`/proc/${this.instance(name).pid}/status`, {
-      encoding: 'utf8',
+  #memoryOf(instance: ChaosInstance): Promise<MemoryReport> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `${instance.name} did not report its memory within ${
+                MEMORY_REPORT_TIMEOUT_MS / 1000
+              } s`,
+            ),
+          ),
+        MEMORY_REPORT_TIMEOUT_MS,
+      );
+      this.#memoryWaiters.get(instance.pid)!.push(report => {
+        clearTimeout(timer);
+        resolve(report);
+      });
+      instance.child.kill('SIGUSR2');
     });
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
-    if (!match) {
-      throw new Error(`No VmRSS in /proc/${this.instance(name).pid}/status`);
-    }
-    return Number(match[1]);
+  }
+
+  /**
+   * Reads the child's stdout by lines, for as long as it runs (so that the
+   * pipe never fills): resolves with the port of `ready <port>`, then hands
+   * each `memory <json>` to whoever waits for one.
+   */
+  #listen(child: ChildProcess, name: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
+      const onExit = () => {
+        clearTimeout(timer);
+        reject(
+          new Error(
+            `Instance ${name} exited before it was ready (exit ${child.exitCode}, signal ${child.signalCode}); see its log`,
+          ),
+        );
+      };
+      child.once('exit', onExit);
+      createInterface({ input: child.stdout! }).on('line', line => {
+        const [word, rest] = [
+          line.split(' ', 1)[0],
+          line.slice(line.indexOf(' ') + 1),
+        ];
+        if (word === 'ready') {
+          clearTimeout(timer);
+          child.off('exit', onExit);
+          resolve(Number(rest));
+        } else if (word === 'memory') {
+          this.#memoryWaiters.get(child.pid!)?.shift()?.(JSON.parse(rest));
+        }
+      });
+    });
   }
 }
 
@@ -158,36 +218,4 @@ function exitOf(child: ChildProcess): Promise<void> {
     return Promise.resolve();
   }
   return new Promise(resolve => child.once('exit', () => resolve()));
-}
-
-/**
- * Reads the child's stdout until it says `ready <port>`, and keeps reading
- * (and dropping) it after, so that the pipe never fills.
- */
-function readyPort(child: ChildProcess, name: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
-    const onExit = () => {
-      clearTimeout(timer);
-      reject(
-        new Error(
-          `Instance ${name} exited before it was ready (exit ${child.exitCode}, signal ${child.signalCode}); see its log`,
-        ),
-      );
-    };
-    const onData = (chunk: Buffer) => {
-      output += String(chunk);
-      const match = /ready (\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        child.off('exit', onExit);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', onExit);
-  });
 }

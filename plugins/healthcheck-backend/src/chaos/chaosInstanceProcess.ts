@@ -9,8 +9,8 @@
  *     chaosInstanceProcess.ts '<ChaosInstanceOptions as JSON>'
  *
  * Prints "ready <port>" once the backend serves; stops cleanly on SIGTERM;
- * collects its garbage on SIGUSR2; exits when its stdin closes, which it
- * does when the suite dies, however.
+ * on SIGUSR2 collects its garbage and prints "memory <MemoryReport JSON>";
+ * exits when its stdin closes, which it does when the suite dies, however.
  */
 import os from 'node:os';
 import { appendFileSync } from 'node:fs';
@@ -40,6 +40,12 @@ export interface ChaosInstanceOptions {
   entities: Entity[];
   /** `healthcheck` config. */
   healthcheck: JsonObject;
+}
+
+/** An instance's memory right after a full collection. @internal */
+export interface MemoryReport {
+  rssKiB: number;
+  heapUsedKiB: number;
 }
 
 /** One line of the notifications file. @internal */
@@ -100,7 +106,15 @@ async function main(options: ChaosInstanceOptions) {
     ],
   });
   // The suite measures memory after a full collection (node --expose-gc).
-  process.on('SIGUSR2', () => globalThis.gc?.());
+  process.on('SIGUSR2', () => {
+    globalThis.gc?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    const report: MemoryReport = {
+      rssKiB: Math.round(rss / 1024),
+      heapUsedKiB: Math.round(heapUsed / 1024),
+    };
+    process.stdout.write(`memory ${JSON.stringify(report)}\n`);
+  });
   process.stdin.on('end', () => process.exit(1));
   process.stdin.resume();
   process.stdout.write(`ready ${backend.server.port()}\n`);

@@ -64,21 +64,35 @@ describe('chaosReport', () => {
     ]);
   });
 
-  it('judges memory by the instance that changed most, either way', () => {
+  it('judges memory by the instance that grew most; shrinking is no leak', () => {
+    const memory = (instance: string, beforeKiB: number, afterKiB: number) => ({
+      instance,
+      beforeKiB,
+      afterKiB,
+      heapBeforeKiB: 92_160,
+      heapAfterKiB: 93_184,
+    });
     const report = chaosReport([
       {
         name: 'churn',
         ticks: ticks(),
         memory: [
-          { instance: 'chaos-a', beforeKiB: 200_000, afterKiB: 204_000 },
-          { instance: 'chaos-b', beforeKiB: 200_000, afterKiB: 240_000 },
+          memory('chaos-a', 200_000, 150_000),
+          memory('chaos-b', 200_000, 240_000),
         ],
+        notes: [],
+      },
+      {
+        name: 'churn again',
+        ticks: ticks(),
+        memory: [memory('chaos-a', 240_000, 200_000)],
         notes: [],
       },
     ]);
     expect(report.table).toContain('+20.0% (chaos-b) ✗');
+    expect(report.table).toContain('-16.7% (chaos-a)  ');
     expect(report.misses).toEqual([
-      'churn: resident memory chaos-a 195 -> 199 MiB, chaos-b 195 -> 234 MiB, target within 10%',
+      'churn: resident memory chaos-a 195 -> 146 MiB (heap 90 -> 91), chaos-b 195 -> 234 MiB (heap 90 -> 91), target at most +10%',
     ]);
   });
 

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChaosFleet } from './ChaosFleet';
+import type { MemoryReport } from './chaosInstanceProcess';
 import type { ScenarioTimeline } from './chaosFigures';
 import type { ScenarioResult } from './chaosReport';
 import type { ChaosSettings, ScenarioName } from './chaosSettings';
@@ -678,7 +679,9 @@ const CHURN_ALIVE = 5;
 const CHURN_WARM_UP_MS = 15_000;
 /** After the churn, for the fleet to drop the removed slices. */
 const CHURN_SETTLE_MS = 10_000;
-const MEMORY_SAMPLES = 5;
+const MEMORY_SAMPLES = 6;
+/** During the churn, memory after a collection this often: a trend, not two points. */
+const MEMORY_TREND_EVERY_MS = 15_000;
 
 /** Every second a check of three slices is made and one deleted, through the API. */
 async function churnFor(
@@ -733,47 +736,70 @@ async function churnFor(
 }
 
 /**
- * Each instance's resident memory: the median of a few samples a second
- * apart, each after the instance collected its garbage, so that what is
- * compared is what it keeps.
+ * Each instance's memory floor: the least of a few samples a second apart,
+ * each right after a full collection, so that what is compared is what
+ * the instance keeps and cannot give back, not garbage or pages the
+ * allocator has yet to return.
  */
-async function residentMemory(fleet: ChaosFleet): Promise<Map<string, number>> {
-  const samples = new Map<string, number[]>();
+async function memoryFloor(
+  fleet: ChaosFleet,
+): Promise<Map<string, MemoryReport>> {
+  const floor = new Map<string, MemoryReport>();
   for (let i = 0; i < MEMORY_SAMPLES; i++) {
-    fleet.collectGarbage();
-    await sleep(1_000);
-    for (const { name } of fleet.running()) {
-      samples.set(name, [...(samples.get(name) ?? []), fleet.rssKiB(name)]);
+    for (const [name, report] of await fleet.measureMemory()) {
+      const least = floor.get(name) ?? report;
+      floor.set(name, {
+        rssKiB: Math.min(least.rssKiB, report.rssKiB),
+        heapUsedKiB: Math.min(least.heapUsedKiB, report.heapUsedKiB),
+      });
     }
+    await sleep(1_000);
   }
-  return new Map(
-    [...samples].map(([name, values]) => [
-      name,
-      values.sort((a, b) => a - b)[Math.floor(values.length / 2)],
-    ]),
-  );
+  return floor;
 }
+
+const mib = (kib: number) => Math.round(kib / 1024);
 
 /** Checks made and deleted every second for a while; memory before and after. */
 async function churn(ctx: ChaosContext): Promise<ScenarioRun> {
   await churnFor(ctx, CHURN_WARM_UP_MS, 'warm-up');
-  const before = await residentMemory(ctx.fleet);
+  // Measured as long after the warm-up's churn as `after` is after the churn.
+  await sleep(CHURN_SETTLE_MS);
+  const before = await memoryFloor(ctx.fleet);
   const from = Date.now();
   ctx.log(`  churning for ${ctx.settings.churnMs / 1000} s`);
+  const trend = new Map(
+    [...before].map(([name, m]) => [
+      name,
+      [`${mib(m.rssKiB)}/${mib(m.heapUsedKiB)}`],
+    ]),
+  );
+  const sampler = setInterval(() => {
+    ctx.fleet.measureMemory().then(
+      reports => {
+        for (const [name, m] of reports) {
+          trend.get(name)?.push(`${mib(m.rssKiB)}/${mib(m.heapUsedKiB)}`);
+        }
+      },
+      () => {}, // a sample missed is a gap in a note, nothing more
+    );
+  }, MEMORY_TREND_EVERY_MS);
   const { created, deleted, failed } = await churnFor(
     ctx,
     ctx.settings.churnMs,
     'churn',
-  );
+  ).finally(() => clearInterval(sampler));
   const to = Date.now();
   await sleep(CHURN_SETTLE_MS);
-  const after = await residentMemory(ctx.fleet);
+  const after = await memoryFloor(ctx.fleet);
   return {
     timeline: { name: 'churn', from, to, faults: [], takeovers: [], kills: [] },
-    memory: [...before].map(([instance, beforeKiB]) => ({
+    memory: [...before].map(([instance, m]) => ({
       instance,
-      beforeKiB,
-      afterKiB: after.get(instance) ?? NaN,
+      beforeKiB: m.rssKiB,
+      afterKiB: after.get(instance)?.rssKiB ?? NaN,
+      heapBeforeKiB: m.heapUsedKiB,
+      heapAfterKiB: after.get(instance)?.heapUsedKiB ?? NaN,
     })),
     notes: [
       `${created} checks (${
@@ -781,6 +807,12 @@ async function churn(ctx: ChaosContext): Promise<ScenarioRun> {
       } slices) made and ${deleted} deleted through the API${
         failed.length > 0 ? `; failed: ${failed.slice(0, 3).join(', ')}` : ''
       }`,
+      ...[...trend].map(
+        ([name, samples]) =>
+          `${name} MiB resident/heap after a collection, before the churn, then every ${
+            MEMORY_TREND_EVERY_MS / 1000
+          } s: ${samples.join(' ')}`,
+      ),
     ],
   };
 }
