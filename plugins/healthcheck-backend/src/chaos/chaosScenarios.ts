@@ -26,6 +26,8 @@ export const SUITE_CHECKS = [STEADY_CHECK, FLIPPING_CHECK, ON_DEMAND_CHECK];
 export const FLIPPED_SYSTEMS = ['alpha', 'bravo', 'charlie', 'delta'];
 export const ENVIRONMENTS = ['production', 'staging', 'dev'];
 export const INSTANCE_NAMES = ['chaos-a', 'chaos-b', 'chaos-c'];
+/** The system of the churned checks: none of the scenarios' rollups. */
+export const CHURN_SYSTEM = 'churn';
 /** The instances' rollup window (`healthcheck.rollup.window`). */
 export const ROLLUP_WINDOW_MS = 2_000;
 /**
@@ -716,7 +718,13 @@ async function churnFor(
       instances[n % instances.length],
       'POST',
       '/checks',
-      checkRequest(id, targets.port, 'churn', ['system:default/churn'], '2s'),
+      checkRequest(
+        id,
+        targets.port,
+        CHURN_SYSTEM,
+        [`system:default/${CHURN_SYSTEM}`],
+        '2s',
+      ),
     );
     if (answer.status === 201) {
       created++;

@@ -44,6 +44,7 @@ import {
   beginScenario,
   ChaosApi,
   type ChaosContext,
+  CHURN_SYSTEM,
   ENVIRONMENTS,
   FLIPPED_SYSTEMS,
   INSTANCE_NAMES,
@@ -92,7 +93,7 @@ function system(name: string): Entity {
 }
 
 /** The flipped systems, the run-now check's and the churned checks'. */
-const CATALOG = [...FLIPPED_SYSTEMS, ON_DEMAND_CHECK, 'churn'].map(system);
+const CATALOG = [...FLIPPED_SYSTEMS, ON_DEMAND_CHECK, CHURN_SYSTEM].map(system);
 
 function log(message: string): void {
   process.stderr.write(`[chaos] ${message}\n`);
@@ -281,6 +282,7 @@ async function runScenarios(ctx: ChaosContext): Promise<Outcome[]> {
       log(`${name} could not finish: ${error}`);
       // Whatever it did to the database, undo it for the next scenario.
       ctx.proxy.reopen();
+      await ensurePostgresRuns(ctx);
     }
     log(`${name} done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   };
