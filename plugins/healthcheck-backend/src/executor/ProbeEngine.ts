@@ -59,6 +59,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     onRun?: (record: RunRecord) => void | Promise<void>;
     loader?: SliceLoader<TSlice>;
     claims?: TickClaims;
+    isEffective?: (slice: TSlice) => boolean;
   }): ProbeEngine<TSlice> {
     const { config } = options;
     const refreshIntervalMs = readConfigDuration(
@@ -96,6 +97,12 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     loader?: SliceLoader<TSlice>;
     /** Claims across instances; without it every due tick runs here. */
     claims?: TickClaims;
+    /**
+     * Whether the slice still runs as of the latest read of the desired
+     * slices (its environment still one of its system's); checked for each
+     * tick, ahead of the scheduler applying the read. Default yes.
+     */
+    isEffective?: (slice: TSlice) => boolean;
   }) {
     const { logger, metrics, clock } = options;
     this.bulkhead = new Bulkhead(options.admission, {
@@ -108,6 +115,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
       logger: logger.child({ component: 'runner' }),
       isCurrent: tick =>
         this.scheduler.isCurrent(tick.sliceId, tick.generation),
+      isEffective: options.isEffective,
       states: options.states,
       onRun: options.onRun,
       claims: options.claims,

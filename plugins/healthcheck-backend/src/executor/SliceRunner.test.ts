@@ -482,7 +482,7 @@ describe('SliceRunner', () => {
       );
 
       const results = await Promise.all(
-        runner.execute([tick(grid), tick(gridOther, 1, other)]),
+        runner.execute([tick(grid), tick(gridOther, 1, other)]).values(),
       );
 
       expect(results.map(r => r?.sliceId)).toEqual([slice.id, undefined]);
@@ -498,7 +498,9 @@ describe('SliceRunner', () => {
       });
       const grid = claimKeyAt(slice.id, 2_000_000_000_000, slice.intervalMs);
 
-      const [record] = await Promise.all(runner.execute([tick(grid + 1234)]));
+      const [record] = await Promise.all(
+        runner.execute([tick(grid + 1234)]).values(),
+      );
 
       expect(claimed).toEqual([{ sliceId: slice.id, scheduledAt: grid }]);
       expect(record?.scheduledAt).toBe(grid);
@@ -510,8 +512,57 @@ describe('SliceRunner', () => {
         claims,
         isCurrent: () => false,
       });
-      await Promise.all(runner.execute([tick(10_000)]));
+      await Promise.all(runner.execute([tick(10_000)]).values());
       expect(claimed).toEqual([]);
+      expect(runner.stats().staleTicks).toBe(1);
+    });
+
+    it('hands each tick of a batch back with its own run, a stale one among them', async () => {
+      const [first, stale, last] = ['a', 'b', 'c'].map(suffix => ({
+        ...slice,
+        id: `${slice.id}-${suffix}`,
+      }));
+      const { claims } = fakeClaims(() => true);
+      const { runner } = runnerWith([scriptedProbe([{ status: 200 }])], {
+        claims,
+        isEffective: s => s.id !== stale.id,
+      });
+      const batch = [first, stale, last].map(s =>
+        tick(claimKeyAt(s.id, 2_000_000_000_000, s.intervalMs), 1, s),
+      );
+
+      const runs = runner.execute(batch);
+
+      expect(runs.size).toBe(batch.length);
+      expect(await runs.get(batch[0])).toMatchObject({ sliceId: first.id });
+      expect(await runs.get(batch[1])).toBeUndefined();
+      expect(await runs.get(batch[2])).toMatchObject({ sliceId: last.id });
+      expect(runner.stats().staleTicks).toBe(1);
+    });
+
+    it('gives back the claim of a tick that went stale while it was being claimed', async () => {
+      const { claims, claimed, released, completed } = fakeClaims(() => true);
+      let effective = true;
+      const probe = scriptedProbe([{ status: 200 }]);
+      const { runner } = runnerWith([probe], {
+        claims: {
+          ...claims,
+          claim: async ticks => {
+            const won = await claims.claim(ticks);
+            effective = false; // the environment went away meanwhile
+            return won;
+          },
+        },
+        isEffective: () => effective,
+      });
+      const grid = claimKeyAt(slice.id, 2_000_000_000_000, slice.intervalMs);
+
+      await Promise.all(runner.execute([tick(grid)]).values());
+
+      expect(claimed).toEqual([{ sliceId: slice.id, scheduledAt: grid }]);
+      expect(released).toEqual([{ sliceId: slice.id, scheduledAt: grid }]);
+      expect(probe.calls).toBe(0);
+      expect(completed).toEqual([]);
       expect(runner.stats().staleTicks).toBe(1);
     });
   });

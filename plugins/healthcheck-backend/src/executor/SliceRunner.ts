@@ -194,45 +194,61 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   }
 
   /**
-   * The scheduler's executor: one tracked promise per tick. With claims,
-   * the fresh ticks of the batch are claimed in one go (keyed by their grid
+   * The scheduler's executor: each tick of the batch with its run, keyed by
+   * the tick itself (a stale tick's run ends at once). With claims, the
+   * fresh ticks of the batch are claimed in one go (keyed by their grid
    * tick, the same on every instance) and only the won ones run.
    */
   readonly execute = (
     batch: ReadonlyArray<DueTick<TSlice>>,
-  ): Promise<RunRecord | undefined>[] => {
+  ): Map<DueTick<TSlice>, Promise<RunRecord | undefined>> => {
     const claims = this.#claims;
     if (!claims) {
       const prepared = this.#prepareStates(batch);
-      return batch.map(tick => prepared.then(() => this.runTick(tick)));
+      return new Map(
+        batch.map(tick => [tick, prepared.then(() => this.runTick(tick))]),
+      );
     }
-    const fresh = batch.filter(tick => this.#isFresh(tick));
-    this.#stats.staleTicks += batch.length - fresh.length;
-    const keyed = fresh.map(tick => ({
-      tick,
-      scheduledAt: claimKeyAt(
-        tick.sliceId,
-        tick.scheduledAt,
-        tick.slice.intervalMs,
-      ),
-      sliceId: tick.sliceId,
-      generation: tick.generation,
-      slice: tick.slice,
-    }));
+    const runs = new Map<DueTick<TSlice>, Promise<RunRecord | undefined>>();
+    const keyed = [];
+    for (const tick of batch) {
+      if (!this.#isFresh(tick)) {
+        this.#stats.staleTicks++;
+        runs.set(tick, Promise.resolve(undefined));
+        continue;
+      }
+      keyed.push({
+        tick,
+        scheduledAt: claimKeyAt(
+          tick.sliceId,
+          tick.scheduledAt,
+          tick.slice.intervalMs,
+        ),
+        sliceId: tick.sliceId,
+        generation: tick.generation,
+        slice: tick.slice,
+      });
+    }
     const won = claims.claim(keyed).then(async list => {
       await this.#prepareStates(list);
       return new Set(list);
     });
-    return keyed.map(async key => {
-      if (!(await won).has(key)) {
-        this.#stats.notClaimed++;
-        return undefined;
-      }
-      return this.runTick(
-        { ...key.tick, scheduledAt: key.scheduledAt },
-        key.tick.scheduledAt,
+    for (const key of keyed) {
+      runs.set(
+        key.tick,
+        won.then(wonKeys => {
+          if (!wonKeys.has(key)) {
+            this.#stats.notClaimed++;
+            return undefined;
+          }
+          return this.runTick(
+            { ...key.tick, scheduledAt: key.scheduledAt },
+            key.tick.scheduledAt,
+          );
+        }),
       );
-    });
+    }
+    return runs;
   };
 
   /**
@@ -342,7 +358,9 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     dueAt: number = tick.scheduledAt,
   ): Promise<RunRecord | undefined> {
     if (!this.#isFresh(tick)) {
+      // It went stale while its claim was taken: it runs nowhere.
       this.#stats.staleTicks++;
+      await this.#giveBackClaim(tick);
       return undefined;
     }
     const underWay = this.#underWay.get(tick.sliceId);
@@ -363,6 +381,11 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   /** A deferred tick records nothing, not even its claim. */
   async #defer(tick: DueTick<TSlice>, reason: DeferReason): Promise<void> {
     this.#stats.deferred[reason]++;
+    await this.#giveBackClaim(tick);
+  }
+
+  /** Releases the claim row of a tick that does not run (none without claims). */
+  async #giveBackClaim(tick: DueTick<TSlice>): Promise<void> {
     await this.#claims
       ?.release([{ sliceId: tick.sliceId, scheduledAt: tick.scheduledAt }])
       .catch(error =>

@@ -70,12 +70,14 @@ export async function createProbingInstance(options: {
     logger,
     metrics,
   });
+  const loader = createStoredSliceLoader({ slices: options.slices });
   const engine = ProbeEngine.fromConfig<DesiredSlice>({
     config,
     logger,
     probeTypes: options.probeTypes,
     metrics,
-    loader: createStoredSliceLoader({ slices: options.slices }),
+    loader,
+    isEffective: slice => loader.isRunning(slice.id),
     states: options.states,
     claims: createTickClaims({
       claimer,

@@ -476,6 +476,48 @@ describe('Reconciler', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'has the loader say a slice stopped running once it read that its environment left the system, on %p',
+    async databaseId => {
+      const { poller, catalog, live, slices } = await setup(databaseId);
+      await poller.poll();
+      const loader = createStoredSliceLoader({ slices });
+      await loader.loadChanges();
+      const setCanary = (on: boolean) =>
+        catalog.edit('component:default/payments-service', e => {
+          e.metadata.annotations = { ...e.metadata.annotations };
+          if (on) {
+            e.metadata.annotations['vigil.dev/environment'] = 'canary';
+          } else {
+            delete e.metadata.annotations['vigil.dev/environment'];
+          }
+        });
+
+      setCanary(true);
+      await poller.poll();
+      const [canary] = (await live())
+        .filter(
+          row =>
+            row.systemRef === 'system:default/payments' &&
+            row.id.endsWith(':canary'),
+        )
+        .map(row => row.id);
+      expect(loader.isRunning(canary)).toBe(false); // not read yet
+      await loader.loadChanges();
+      expect(loader.isRunning(canary)).toBe(true);
+
+      setCanary(false);
+      await poller.poll();
+      expect(loader.isRunning(canary)).toBe(true); // not read yet
+      await loader.loadChanges();
+      expect(loader.isRunning(canary)).toBe(false);
+      const [production] = (await live())
+        .filter(row => row.systemRef === 'system:default/payments')
+        .map(row => row.id);
+      expect(loader.isRunning(production)).toBe(true);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'removes the slices of a HealthCheck whose file was deleted from its location, on %p',
     async databaseId => {
       const { poller, catalog, live } = await setup(databaseId);

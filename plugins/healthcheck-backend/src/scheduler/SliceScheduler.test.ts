@@ -9,6 +9,7 @@ import type {
   SkipReason,
   SliceSchedulerOptions,
   TickExecutor,
+  TickRuns,
 } from './types';
 import { systemClock } from './clock';
 
@@ -82,6 +83,14 @@ function setup(
       .filter(t => t.sliceId === id)
       .map(t => t.scheduledAt);
   return { clock, scheduler, deliveries, metrics, logger, ticks, ticksOf };
+}
+
+/** Each tick's run, keyed by the tick, as the runner hands them back. */
+function runsOf(
+  batch: ReadonlyArray<DueTick<TestSlice>>,
+  run: (tick: DueTick<TestSlice>) => Promise<void>,
+): TickRuns<TestSlice> {
+  return new Map(batch.map(tick => [tick, run(tick)]));
 }
 
 /** An id whose grid offset in `intervalMs` is exactly `offsetMs`. */
@@ -453,7 +462,7 @@ describe('SliceScheduler', () => {
       const releases: Array<() => void> = [];
       const { clock, scheduler, ticksOf, metrics } = setup({
         executor: batch =>
-          batch.map(tick =>
+          runsOf(batch, tick =>
             tick.sliceId === slow
               ? new Promise<void>(resolve => releases.push(resolve))
               : Promise.resolve(),
@@ -503,11 +512,48 @@ describe('SliceScheduler', () => {
       expect(deliveries.map(d => d.ticks.length)).toEqual([3, 3]);
     });
 
+    it('pairs each run with its own tick, whatever ticks the executor leaves out', async () => {
+      const intervalMs = 1_000;
+      const [first, held, last] = ['p1', 'p2', 'p3'].map(prefix => ({
+        id: idWithOffset(100, intervalMs, prefix),
+        intervalMs,
+      }));
+      let release = () => {};
+      const { clock, scheduler, ticksOf } = setup({
+        // The first tick gets no run (as a stale tick does), so an executor
+        // paired by position would hold the wrong slice.
+        executor: batch =>
+          new Map(
+            batch
+              .filter(tick => tick.sliceId !== first.id)
+              .map(tick => [
+                tick,
+                tick.sliceId === held.id
+                  ? new Promise<void>(resolve => (release = resolve))
+                  : Promise.resolve(),
+              ]),
+          ),
+      });
+      scheduler.start();
+      await scheduler.submit({ type: 'upsert', slices: [first, held, last] });
+      await clock.advanceTo(T0 + 2_500);
+
+      expect(ticksOf(first.id)).toEqual([T0 + 100, T0 + 1_100, T0 + 2_100]);
+      expect(ticksOf(held.id)).toEqual([T0 + 100]);
+      expect(ticksOf(last.id)).toEqual([T0 + 100, T0 + 1_100, T0 + 2_100]);
+      release();
+      await clock.advanceTo(T0 + 3_500);
+      expect(ticksOf(held.id)).toEqual([T0 + 100, T0 + 3_100]);
+    });
+
     it('keeps probes of one slice apart across a cancel and re-add', async () => {
       const releases: Array<() => void> = [];
       const { clock, scheduler, ticks } = setup({
         executor: batch =>
-          batch.map(() => new Promise<void>(resolve => releases.push(resolve))),
+          runsOf(
+            batch,
+            () => new Promise<void>(resolve => releases.push(resolve)),
+          ),
       });
       scheduler.start();
       const [slice] = slices(1, 1_000);
@@ -702,7 +748,10 @@ describe('SliceScheduler', () => {
       const releases: Array<() => void> = [];
       const { clock, scheduler, metrics } = setup({
         executor: batch =>
-          batch.map(() => new Promise<void>(resolve => releases.push(resolve))),
+          runsOf(
+            batch,
+            () => new Promise<void>(resolve => releases.push(resolve)),
+          ),
       });
       scheduler.start();
       await scheduler.submit({ type: 'upsert', slices: slices(4, 1_000) });
@@ -755,7 +804,10 @@ describe('SliceScheduler', () => {
       const releases: Array<() => void> = [];
       const { clock, scheduler, logger } = setup({
         executor: batch =>
-          batch.map(() => new Promise<void>(resolve => releases.push(resolve))),
+          runsOf(
+            batch,
+            () => new Promise<void>(resolve => releases.push(resolve)),
+          ),
       });
       scheduler.start();
       await scheduler.submit({ type: 'upsert', slices: slices(2, 1_000) });
@@ -783,7 +835,10 @@ describe('SliceScheduler', () => {
       const releases: Array<() => void> = [];
       const { clock, scheduler, logger } = setup({
         executor: batch =>
-          batch.map(() => new Promise<void>(resolve => releases.push(resolve))),
+          runsOf(
+            batch,
+            () => new Promise<void>(resolve => releases.push(resolve)),
+          ),
       });
       scheduler.start();
       await scheduler.submit({ type: 'upsert', slices: slices(1, 1_000) });

@@ -27,6 +27,7 @@ import type {
   SliceChange,
   SliceSchedulerDependencies,
   TickExecutor,
+  TickRuns,
   TimerHandle,
 } from './types';
 
@@ -359,8 +360,11 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
       this.#reportExecutorError(error);
       return;
     }
-    if (Array.isArray(result)) {
-      batch.forEach((tick, index) => this.#track([tick], result[index]));
+    if (result instanceof Map) {
+      const runs: TickRuns<TSlice> = result;
+      for (const tick of batch) {
+        this.#track([tick], runs.get(tick));
+      }
     } else {
       this.#track(batch, result);
     }

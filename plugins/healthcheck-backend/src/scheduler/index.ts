@@ -13,5 +13,6 @@ export type {
   SliceSchedulerDependencies,
   SliceSchedulerOptions,
   TickExecutor,
+  TickRuns,
   TimerHandle,
 } from './types';

@@ -35,15 +35,26 @@ export interface DueTick<TSlice extends ScheduledSlice = ScheduledSlice> {
  * stage can claim them in one database round trip. Must return quickly: start
  * the work and return promises.
  *
- * Return one promise per tick (same order as the batch) to track each run on
- * its own, or one promise for the whole batch, or nothing (untracked). While a
- * tracked run has not settled, the slice's next ticks are skipped.
+ * Return each tick's run keyed by the very tick object of the batch (see
+ * {@link TickRuns}) to track each run on its own, or one promise for the
+ * whole batch, or nothing (untracked). While a tracked run has not settled,
+ * the slice's next ticks are skipped.
  *
  * @internal
  */
 export type TickExecutor<TSlice extends ScheduledSlice = ScheduledSlice> = (
   batch: ReadonlyArray<DueTick<TSlice>>,
-) => void | PromiseLike<unknown> | ReadonlyArray<PromiseLike<unknown> | void>;
+) => void | PromiseLike<unknown> | TickRuns<TSlice>;
+
+/**
+ * The runs of a batch, each keyed by its tick (the batch's own object), so a
+ * run is never paired with another slice's tick; a tick left out is not
+ * tracked.
+ *
+ * @internal
+ */
+export type TickRuns<TSlice extends ScheduledSlice = ScheduledSlice> =
+  ReadonlyMap<DueTick<TSlice>, PromiseLike<unknown>>;
 
 /**
  * A change to the set of scheduled slices. `replace` is a full desired set
