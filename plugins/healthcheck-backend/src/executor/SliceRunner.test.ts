@@ -121,6 +121,39 @@ describe('SliceRunner', () => {
     expect(statuses).toEqual(['healthy', 'healthy', 'unhealthy']);
   });
 
+  it("advances a slice's state only with its write, so a change whose write failed is seen again", async () => {
+    const probe = scriptedProbe([{ status: 200 }, { status: 500 }]);
+    let failNextWrite = false;
+    const written: RunRecord[] = [];
+    const claims: TickClaims = {
+      claim: async ticks => [...ticks],
+      release: async () => {},
+      complete: async record => {
+        if (failNextWrite) {
+          failNextWrite = false;
+          throw new Error('Connection terminated unexpectedly');
+        }
+        written.push(record);
+      },
+    };
+    const flips = { ...slice, thresholds: { failure: 1, success: 1 } };
+    const { runner } = runnerWith([probe], { claims });
+
+    await runner.runTick(tick(10_000, 1, flips));
+    failNextWrite = true;
+    const lost = await runner.runTick(tick(20_000, 1, flips));
+    const next = await runner.runTick(tick(30_000, 1, flips));
+
+    expect(lost).toMatchObject({ status: 'unhealthy', statusChanged: true });
+    expect(
+      written.map(r => [r.scheduledAt, r.previousStatus, r.status]),
+    ).toEqual([
+      [10_000, 'unknown', 'healthy'],
+      [30_000, 'healthy', 'unhealthy'],
+    ]);
+    expect(next?.statusChanged).toBe(true);
+  });
+
   it('reports each run to its metrics: type, outcome, error kind, time and status change', async () => {
     const probe = scriptedProbe([
       { status: 200, durationMs: 12 },

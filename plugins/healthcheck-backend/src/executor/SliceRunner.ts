@@ -75,7 +75,10 @@ export interface RunRecord {
 /** Where a slice's status lives between runs. */
 export interface SliceStateStore {
   get(sliceId: string): SliceStatusState | undefined;
-  /** `scheduledAt` is the grid time of the run the state follows. */
+  /**
+   * Called once the run is written, never before. `scheduledAt` is the grid
+   * time of the run the state follows.
+   */
   set(sliceId: string, state: SliceStatusState, scheduledAt: number): void;
   /**
    * Makes `get` current for ticks about to run, in one round trip: a state
@@ -444,7 +447,6 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       { outcome: judged.outcome, at: startedAt },
       slice.thresholds,
     );
-    this.#states.set(slice.id, transition.state, tick.scheduledAt);
     this.#stats.runs++;
     this.#metrics.recordRun({
       type: slice.type,
@@ -454,12 +456,6 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       status: transition.to,
       statusChanged: transition.changed,
     });
-    if (transition.changed) {
-      this.#logger.info(
-        `${slice.checkId} on ${slice.systemRef} in ${slice.environment}: ${transition.from} -> ${transition.to}`,
-        { sliceId: slice.id },
-      );
-    }
 
     const { body: _body, ...probe } = result;
     const record: RunRecord = {
@@ -482,16 +478,33 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       queueWaitMs: admitted.queueWaitMs,
       probe,
     };
+    if (await this.#write(record)) {
+      // The state moves on only with its write: after a failed one the next
+      // run judges from the state before, so the change is seen again.
+      this.#states.set(slice.id, transition.state, tick.scheduledAt);
+      if (transition.changed) {
+        this.#logger.info(
+          `${slice.checkId} on ${slice.systemRef} in ${slice.environment}: ${transition.from} -> ${transition.to}`,
+          { sliceId: slice.id },
+        );
+      }
+    }
+    return record;
+  }
+
+  /** Writes a finished run; false (and logged) when it could not be. */
+  async #write(record: RunRecord): Promise<boolean> {
     try {
       await this.#claims?.complete(record);
       await this.#onRun(record);
+      return true;
     } catch (error) {
       this.#logger.error(
-        `Could not record a run of ${slice.id}`,
+        `Could not record a run of ${record.sliceId}; its state stays as it was`,
         toError(error),
       );
+      return false;
     }
-    return record;
   }
 
   /**

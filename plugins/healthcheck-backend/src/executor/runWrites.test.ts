@@ -1,0 +1,124 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { ENVIRONMENT_CHANGED_TOPIC } from '@vigil/plugin-healthcheck-common';
+import { ProbeResult } from '@vigil/plugin-healthcheck-node';
+import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { Bulkhead } from '../admission';
+import { createTickClaims, DatabaseClaimStore, TickClaimer } from '../claims';
+import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
+import { createRunFollowUp } from '../rollup/followUpRuns';
+import { healthTestbed, sliceOf } from '../rollup/__testUtils__/healthTestbed';
+import { claimKeyAt } from '../scheduler';
+import { DurableSliceStates } from './DurableSliceStates';
+import { SliceRunner } from './SliceRunner';
+
+jest.setTimeout(60_000);
+
+/*
+ * The write of a run fails once (the database went away for a moment). The
+ * transition that run found must not be lost: the next run sees it again,
+ * writes it, and the environment's change is published and notified.
+ */
+describe('a run whose write fails', () => {
+  const databases = TestDatabases.create({ ids: requiredTestDatabases() });
+  const testbed = healthTestbed(databases);
+
+  afterAll(async () => {
+    await testbed.close();
+  });
+
+  it.each(databases.eachSupportedId())(
+    'leaves the slice state where it was, so the next run writes the transition, on %p',
+    async databaseId => {
+      const slice = sliceOf('payments-health', 'payments', 'production');
+      const { knex, store, catalog } = await testbed.setup(databaseId, [slice]);
+      const health = testbed.instance(store, catalog, 'a');
+      const database = mockServices.database({ knex });
+      const claimStore = await DatabaseClaimStore.create({ database });
+      let failNextWrite = false;
+      const completeRuns = claimStore.completeRuns.bind(claimStore);
+      claimStore.completeRuns = async runs => {
+        if (failNextWrite) {
+          failNextWrite = false;
+          throw new Error('Connection terminated unexpectedly');
+        }
+        return completeRuns(runs);
+      };
+      const logger = mockServices.logger.mock();
+      const membership = { instanceId: 'a', isOwner: () => true };
+      const statuses = [200, 500, 500, 500];
+      const probeTypes = new ProbeTypeRegistry();
+      probeTypes.add({
+        type: 'http',
+        run: async (): Promise<ProbeResult> => ({
+          ok: true,
+          durationMs: 3,
+          status: statuses.shift(),
+        }),
+      });
+      const runner = new SliceRunner({
+        probeTypes,
+        bulkhead: new Bulkhead(),
+        logger,
+        isCurrent: () => true,
+        states: new DurableSliceStates({
+          readSliceStates: ids => store.readSliceStates(ids),
+        }),
+        claims: createTickClaims({
+          claimer: new TickClaimer({ store: claimStore, membership, logger }),
+          store: claimStore,
+          membership,
+          afterComplete: createRunFollowUp({
+            store,
+            transitions: health.transitions,
+            logger,
+          }),
+        }),
+      });
+      const firstTick = claimKeyAt(
+        slice.id,
+        Date.UTC(2026, 11, 1, 12),
+        slice.intervalMs,
+      );
+      const runAt = async (n: number) => {
+        const tick = {
+          sliceId: slice.id,
+          scheduledAt: firstTick + n * slice.intervalMs,
+          generation: 1,
+          slice,
+        };
+        const [record] = await Promise.all(runner.execute([tick]).values());
+        return record;
+      };
+
+      await runAt(0); // pass: healthy
+      await runAt(1); // first failure: still healthy (two to go down)
+      failNextWrite = true;
+      const lost = await runAt(2);
+      const retold = await runAt(3);
+
+      expect(lost).toMatchObject({ status: 'unhealthy', statusChanged: true });
+      expect(retold).toMatchObject({
+        previousStatus: 'healthy',
+        status: 'unhealthy',
+        statusChanged: true,
+      });
+      expect(
+        (await store.readSliceStates([slice.id])).get(slice.id),
+      ).toMatchObject({
+        status: 'unhealthy',
+        lastScheduledAt: firstTick + 3 * slice.intervalMs,
+      });
+      expect(
+        health.events
+          .of(ENVIRONMENT_CHANGED_TOPIC)
+          .map((e: any) => `${e.environment} ${e.from}->${e.to}`),
+      ).toEqual([
+        'production unknown->healthy',
+        'production healthy->unhealthy',
+      ]);
+      expect(health.notifications.sent.map(n => n.payload.title)).toEqual([
+        'payments in production is unhealthy',
+      ]);
+    },
+  );
+});
