@@ -32,6 +32,19 @@ export type CompletedRun = Pick<
 >;
 
 /**
+ * A run row of one slice as a claim: who took it, when, and whether its
+ * result is in.
+ *
+ * @internal
+ */
+export interface SliceClaim {
+  readonly scheduledAt: number;
+  readonly claimedBy: string;
+  readonly claimedAt: number;
+  readonly completed: boolean;
+}
+
+/**
  * The run rows that serve as claims, and the instances that share the
  * database.
  *
@@ -67,6 +80,16 @@ export interface ClaimStore {
     instanceId: string,
     ticks: ReadonlyArray<TickKey>,
   ): Promise<number>;
+
+  /**
+   * The claims of one slice with grid times from `from` to `to` (both
+   * included), oldest first: a few rows of its primary-key range.
+   */
+  readSliceClaims(
+    sliceId: string,
+    from: number,
+    to: number,
+  ): Promise<SliceClaim[]>;
 
   /**
    * Writes the results into the claimed runs, in one round trip.

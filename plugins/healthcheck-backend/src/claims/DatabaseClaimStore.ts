@@ -2,7 +2,12 @@ import { DatabaseService } from '@backstage/backend-plugin-api';
 import { migratedClient } from '../database/migrations';
 import { Knex } from 'knex';
 import { Engine, engineOf, rowsOf } from '../database/engine';
-import type { ClaimStore, CompletedRun, TickKey } from './ClaimStore';
+import type {
+  ClaimStore,
+  CompletedRun,
+  SliceClaim,
+  TickKey,
+} from './ClaimStore';
 
 /**
  * Ticks per claim statement. The ticks travel as two arrays (PostgreSQL) or
@@ -117,6 +122,32 @@ export class DatabaseClaimStore implements ClaimStore {
       released += rowsOf(result).length;
     }
     return released;
+  }
+
+  async readSliceClaims(
+    sliceId: string,
+    from: number,
+    to: number,
+  ): Promise<SliceClaim[]> {
+    const rows = await this.#db('healthcheck_runs')
+      .where('slice_id', sliceId)
+      .andWhere('scheduled_at', '>=', Math.floor(from))
+      .andWhere('scheduled_at', '<=', Math.ceil(to))
+      .orderBy('scheduled_at')
+      .select<
+        Array<{
+          scheduled_at: unknown;
+          claimed_by: string;
+          claimed_at: unknown;
+          started_at: unknown;
+        }>
+      >('scheduled_at', 'claimed_by', 'claimed_at', 'started_at');
+    return rows.map(row => ({
+      scheduledAt: Number(row.scheduled_at),
+      claimedBy: row.claimed_by,
+      claimedAt: Number(row.claimed_at),
+      completed: row.started_at !== null,
+    }));
   }
 
   async completeRuns(runs: ReadonlyArray<CompletedRun>): Promise<number> {

@@ -25,6 +25,13 @@ const slice: RunnableSlice = {
   thresholds: { failure: 2, success: 1 },
 };
 
+/** A run now claimed under its own time, holding nothing: one instance's view. */
+const claimNowHere: TickClaims['claimNow'] = async (_slice, at) => ({
+  scheduledAt: at,
+  claimed: true,
+  releaseHolds: async () => {},
+});
+
 function tick(at: number, generation = 1, s = slice): DueTick<RunnableSlice> {
   return { sliceId: s.id, scheduledAt: at, generation, slice: s };
 }
@@ -128,6 +135,7 @@ describe('SliceRunner', () => {
     const claims: TickClaims = {
       claim: async ticks => [...ticks],
       release: async () => {},
+      claimNow: claimNowHere,
       complete: async record => {
         if (failNextWrite) {
           failNextWrite = false;
@@ -385,7 +393,9 @@ describe('SliceRunner', () => {
       await settle();
       expect(probe.calls).toBe(3);
       releaseAll();
-      const records = await Promise.all(runs.map(run => run.done));
+      const records = await Promise.all(
+        (await Promise.all(runs)).map(run => run.done),
+      );
       await scheduled;
       expect(records.map(record => record?.lane)).toEqual(['normal', 'normal']);
     });
@@ -394,8 +404,8 @@ describe('SliceRunner', () => {
       const { probe, releaseAll } = heldProbe();
       const { runner, records } = runnerWith([probe]);
 
-      const first = runner.runNow(slice, 1_000);
-      const again = runner.runNow(slice, 2_000);
+      const first = await runner.runNow(slice, 1_000);
+      const again = await runner.runNow(slice, 2_000);
       await settle();
 
       expect(first).toMatchObject({
@@ -408,7 +418,7 @@ describe('SliceRunner', () => {
       expect(await again.done).toBe(await first.done);
       expect(records).toHaveLength(1);
 
-      const later = runner.runNow(slice, 3_000);
+      const later = await runner.runNow(slice, 3_000);
       expect(later).toMatchObject({ runId: `${slice.id}@3000`, joined: false });
       await settle();
       releaseAll();
@@ -421,7 +431,7 @@ describe('SliceRunner', () => {
       const { runner } = runnerWith([probe]);
 
       const scheduled = runner.runTick(tick(10_000));
-      const run = runner.runNow(slice, 12_345);
+      const run = await runner.runNow(slice, 12_345);
       await settle();
 
       expect(run).toMatchObject({ runId: `${slice.id}@10000`, joined: true });
@@ -440,10 +450,11 @@ describe('SliceRunner', () => {
           released.push(...ticks);
         },
         complete: async () => {},
+        claimNow: claimNowHere,
       };
       const { runner } = runnerWith([probe], { claims });
 
-      const run = runner.runNow(slice, 5_000);
+      const run = await runner.runNow(slice, 5_000);
       await settle();
       const scheduled = await runner.runTick(tick(10_000));
 
@@ -465,9 +476,9 @@ describe('SliceRunner', () => {
       const { probe, releaseAll } = heldProbe();
       const { runner, records } = runnerWith([probe], { bulkhead });
 
-      const first = runner.runNow(other);
+      const first = await runner.runNow(other);
       await settle();
-      const second = runner.runNow(slice);
+      const second = await runner.runNow(slice);
 
       expect(await second.done).toBeUndefined();
       expect(runner.stats().deferred.lane_full).toBe(1);
@@ -498,6 +509,7 @@ describe('SliceRunner', () => {
         complete: async record => {
           completed.push(record);
         },
+        claimNow: claimNowHere,
       };
       return { claims, claimed, released, completed };
     }

@@ -107,12 +107,28 @@ export interface TickClaims {
     ticks: ReadonlyArray<{ sliceId: string; scheduledAt: number }>,
   ): Promise<void>;
   complete(record: RunRecord): Promise<void>;
+  /**
+   * A run of the slice now, on this instance whichever owns the slice: its
+   * claim under `at`, or the run of the slice under way on any instance (to
+   * join, not to run beside). A claimed run holds the slice's ticks that
+   * could fall due while it runs, until `releaseHolds`.
+   */
+  claimNow(slice: RunnableSlice, at: number): Promise<ClaimedRunNow>;
+}
+
+/** See {@link TickClaims.claimNow}. */
+export interface ClaimedRunNow {
+  /** The run's grid time: `at` when claimed, the joined run's otherwise. */
+  readonly scheduledAt: number;
+  readonly claimed: boolean;
+  /** Gives back the ticks held while the run ran; never rejects. */
+  releaseHolds(): Promise<void>;
 }
 
 /**
  * A run of a slice asked for now: its id, whether it is one already under
  * way (joined), and its record once it has one (`undefined` when the run
- * was not claimed here or the bulkhead deferred it).
+ * joined runs on another instance or the bulkhead deferred it).
  */
 export interface RunNowStarted {
   /** `<sliceId>@<epoch ms>`: the slice and the time the run is recorded at. */
@@ -123,9 +139,10 @@ export interface RunNowStarted {
 
 /** The run of a slice under way on this instance: at most one a slice. */
 interface RunUnderWay {
-  readonly runId: string;
   /** Asked for now (by a person), not a scheduled tick. */
   readonly oneOff: boolean;
+  /** Its id once known (a run now learns it from its claim). */
+  readonly runId: Promise<string>;
   done: Promise<RunRecord | undefined>;
 }
 
@@ -256,52 +273,81 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
 
   /**
    * Runs a slice once now, off its schedule (run now), through the bulkhead
-   * like any tick. A slice runs once at a time on this instance: while a run
-   * of it is under way, asked for now or scheduled, the answer is that run
-   * (`joined`), and a scheduled tick that falls due meanwhile is deferred.
-   * With claims the run is claimed first, keyed by its own start time, so it
-   * is recorded like any run. Returns at once; `done` resolves when the run
-   * is recorded.
+   * like any tick, on this instance whichever owns the slice. A slice runs
+   * once at a time: while a run of it is under way (here, asked for now or
+   * scheduled, or on another instance as its claims show) the answer is that
+   * run (`joined`), and a scheduled tick that falls due meanwhile is deferred
+   * (or, on another instance, finds its tick held). Resolves once the run
+   * has its id; `done` resolves when it is recorded.
    */
-  runNow(slice: TSlice, at: number = this.#now()): RunNowStarted {
+  async runNow(
+    slice: TSlice,
+    at: number = this.#now(),
+  ): Promise<RunNowStarted> {
     const underWay = this.#underWay.get(slice.id);
     if (underWay) {
-      return { runId: underWay.runId, joined: true, done: underWay.done };
+      return { runId: await underWay.runId, joined: true, done: underWay.done };
     }
-    const tick: DueTick<TSlice> = {
-      sliceId: slice.id,
-      scheduledAt: at,
-      generation: -1,
-      slice,
-    };
-    const done = this.#whileUnderWay(tick, true, async () => {
-      if (this.#claims) {
-        const [won] = await this.#claims.claim([tick]);
-        if (!won) {
-          return undefined;
-        }
-      }
-      await this.#prepareStates([tick]);
-      return await this.#admitAndRun(tick, at);
+    let claimed!: Promise<ClaimedRunNow>;
+    const runId = new Promise<string>((resolve, reject) => {
+      claimed = this.#claimNow(slice, at);
+      claimed.then(
+        claim => resolve(runIdOf({ sliceId: slice.id, ...claim })),
+        reject,
+      );
     });
-    return { runId: runIdOf(tick), joined: false, done };
+    const done = this.#whileUnderWay(slice.id, true, runId, async () => {
+      const claim = await claimed.catch(() => undefined);
+      if (!claim?.claimed) {
+        return undefined;
+      }
+      const tick: DueTick<TSlice> = {
+        sliceId: slice.id,
+        scheduledAt: claim.scheduledAt,
+        generation: -1,
+        slice,
+      };
+      try {
+        await this.#prepareStates([tick]);
+        return await this.#admitAndRun(tick, at);
+      } finally {
+        await claim.releaseHolds();
+      }
+    });
+    const claim = await claimed;
+    return { runId: await runId, joined: !claim.claimed, done };
+  }
+
+  /** Without claims across instances, every run now is this instance's. */
+  #claimNow(slice: TSlice, at: number): Promise<ClaimedRunNow> {
+    if (this.#claims) {
+      return this.#claims.claimNow(slice, at);
+    }
+    return Promise.resolve({
+      scheduledAt: at,
+      claimed: true,
+      releaseHolds: async () => {},
+    });
   }
 
   /** Runs `run` as the slice's run under way, which it is until it settles. */
   #whileUnderWay(
-    tick: DueTick<TSlice>,
+    sliceId: string,
     oneOff: boolean,
+    runId: Promise<string>,
     run: () => Promise<RunRecord | undefined>,
   ): Promise<RunRecord | undefined> {
+    // A run now whose claim failed has no id; its joiners are told so.
+    runId.catch(() => {});
     const entry: RunUnderWay = {
-      runId: runIdOf(tick),
       oneOff,
+      runId,
       done: Promise.resolve(undefined),
     };
-    this.#underWay.set(tick.sliceId, entry);
+    this.#underWay.set(sliceId, entry);
     entry.done = run().finally(() => {
-      if (this.#underWay.get(tick.sliceId) === entry) {
-        this.#underWay.delete(tick.sliceId);
+      if (this.#underWay.get(sliceId) === entry) {
+        this.#underWay.delete(sliceId);
       }
     });
     return entry.done;
@@ -376,8 +422,11 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       // earlier generation may still be finishing.
       return await this.#admitAndRun(tick, dueAt);
     }
-    return await this.#whileUnderWay(tick, false, () =>
-      this.#admitAndRun(tick, dueAt),
+    return await this.#whileUnderWay(
+      tick.sliceId,
+      false,
+      Promise.resolve(runIdOf(tick)),
+      () => this.#admitAndRun(tick, dueAt),
     );
   }
 

@@ -84,6 +84,7 @@ export async function createProbingInstance(options: {
       store: claimStore,
       membership,
       afterComplete: options.afterComplete,
+      logger,
     }),
   });
   return {

@@ -23,7 +23,7 @@ function runCheckWith(options: { perCallerPerMinute?: number } = {}) {
       reads.push(checkId);
       return checkId === 'payments-http' ? [production, staging] : [];
     },
-    runNow: (slice, at): RunNowStarted => {
+    runNow: async (slice, at): Promise<RunNowStarted> => {
       started.push(slice.id);
       return {
         runId: `${slice.id}@${at}`,

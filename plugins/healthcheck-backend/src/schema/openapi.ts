@@ -381,7 +381,7 @@ export const spec = {
       post: {
         operationId: 'RunCheck',
         description:
-          'Runs the check once now in each of its environments, off its schedule, through the bulkhead like any tick; a slice whose run is under way answers with that run. Permission healthcheck.check.run on it; a check the caller may not see answers 404. A few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.',
+          'Runs the check once now in each of its environments, on the instance asked, whichever owns them, off its schedule, through the bulkhead like any tick; a slice whose run is under way on any instance answers with that run, and a scheduled tick never runs beside it. Each run id is listed under GET /v1/slices/{sliceId}/runs once done. Permission healthcheck.check.run on it; a check the caller may not see answers 404. A few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.',
         responses: {
           '202': { description: 'The runs started or joined, with their ids' },
           ...errorResponses('403', '404', '429'),

@@ -98,7 +98,8 @@ export interface RouterOptions {
 export interface CheckRunStarted {
   /**
    * `<sliceId>@<epoch ms>`: the slice and the time the run is recorded at
-   * (its start, or the tick of a scheduled run it joined).
+   * (when it was asked for, or that of the run under way it joined, on
+   * whichever instance); its result is listed with the slice's runs.
    */
   runId: string;
   sliceId: string;
