@@ -50,4 +50,6 @@ export {
 } from './metrics';
 export type { AdmissionMetricsRecorder, MetricAttributes } from './metrics';
 export { DEFAULT_ADMISSION_OPTIONS, resolveAdmissionOptions } from './options';
+export { primeBulkhead, recordedRunOf } from './primeBulkhead';
+export type { PrimingRun } from './primeBulkhead';
 export type { AdmissionOptions } from './options';

@@ -2,6 +2,7 @@ import { DatabaseService } from '@backstage/backend-plugin-api';
 import { migratedClient } from '../database/migrations';
 import { Knex } from 'knex';
 import { Engine, engineOf, rowsOf } from '../database/engine';
+import type { PrimingRun } from '../admission/primeBulkhead';
 import type {
   ClaimStore,
   CompletedRun,
@@ -148,6 +149,68 @@ export class DatabaseClaimStore implements ClaimStore {
       claimedAt: Number(row.claimed_at),
       completed: row.started_at !== null,
     }));
+  }
+
+  /**
+   * The latest `perSlice` finished runs of each slice, newest first, of
+   * those at or after `since` (which bounds each slice's range scan), for
+   * the bulkhead to start from after a restart.
+   */
+  async readRecentRuns(
+    sliceIds: readonly string[],
+    since: number,
+    perSlice: number,
+  ): Promise<Map<string, PrimingRun[]>> {
+    const recent = new Map<string, PrimingRun[]>();
+    if (sliceIds.length === 0) {
+      return recent;
+    }
+    const ranked = this.#db('healthcheck_runs')
+      .whereIn('slice_id', sliceIds)
+      .andWhere('scheduled_at', '>=', Math.floor(since))
+      .whereNotNull('outcome')
+      .select(
+        'slice_id',
+        'scheduled_at',
+        'outcome',
+        'duration_ms',
+        'error_kind',
+        'timeout_ms',
+        this.#db.raw(
+          'row_number() OVER (PARTITION BY slice_id ORDER BY scheduled_at DESC) AS rank',
+        ),
+      )
+      .as('ranked');
+    const rows = await this.#db
+      .from(ranked)
+      .where('rank', '<=', perSlice)
+      .orderBy([
+        { column: 'slice_id' },
+        { column: 'scheduled_at', order: 'desc' },
+      ])
+      .select<
+        Array<{
+          slice_id: string;
+          outcome: PrimingRun['outcome'];
+          duration_ms: unknown;
+          error_kind: string | null;
+          timeout_ms: unknown;
+        }>
+      >('slice_id', 'outcome', 'duration_ms', 'error_kind', 'timeout_ms');
+    for (const row of rows) {
+      let runs = recent.get(row.slice_id);
+      if (!runs) {
+        runs = [];
+        recent.set(row.slice_id, runs);
+      }
+      runs.push({
+        outcome: row.outcome,
+        durationMs: Number(row.duration_ms ?? 0),
+        errorKind: (row.error_kind ?? undefined) as PrimingRun['errorKind'],
+        timeoutMs: row.timeout_ms === null ? undefined : Number(row.timeout_ms),
+      });
+    }
+    return recent;
   }
 
   async completeRuns(runs: ReadonlyArray<CompletedRun>): Promise<number> {

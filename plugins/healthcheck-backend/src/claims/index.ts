@@ -1,4 +1,9 @@
-export type { ClaimStore, CompletedRun, TickKey } from './ClaimStore';
+export type {
+  ClaimStore,
+  CompletedRun,
+  SliceClaim,
+  TickKey,
+} from './ClaimStore';
 export { DatabaseClaimStore } from './DatabaseClaimStore';
 export {
   DEFAULT_HEARTBEAT_MS,

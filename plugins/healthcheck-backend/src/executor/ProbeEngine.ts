@@ -131,6 +131,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
         coalesceWindowMs: options.coalesceWindowMs,
         loader: options.loader,
         isUnchanged: sameRunDefinition,
+        onCancelled: sliceIds => this.runner.forget(sliceIds),
       },
     });
   }

@@ -4,6 +4,7 @@ import { Bulkhead } from '../admission';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';
 import { claimKeyAt } from '../scheduler';
+import { DurableSliceStates } from './DurableSliceStates';
 import {
   RunnableSlice,
   RunRecord,
@@ -352,6 +353,39 @@ describe('SliceRunner', () => {
       sliceId: slice.id,
       endpointKey: 'http://127.0.0.1:7010',
     });
+  });
+
+  it('forgets a removed slice: its state and its bulkhead history, after the run under way if any', async () => {
+    const states = new DurableSliceStates({
+      readSliceStates: async () => new Map(),
+    });
+    const bulkhead = new Bulkhead({ concurrency: 4, laneCapacity: 1 });
+    let release = () => {};
+    const probe: ProbeType = {
+      type: 'scripted',
+      run: () =>
+        new Promise<ProbeResult>(resolve => {
+          release = () => resolve({ ok: true, durationMs: 1, status: 200 });
+        }),
+    };
+    const { runner } = runnerWith([probe], { states, bulkhead });
+    const removed = { ...slice, id: `${slice.id}-removed` };
+
+    const first = runner.runTick(tick(10_000));
+    await new Promise(resolve => setImmediate(resolve));
+    release();
+    await first;
+    const underWay = runner.runTick(tick(10_000, 1, removed));
+    await new Promise(resolve => setImmediate(resolve));
+    expect(bulkhead.stats().trackedSlices).toBe(2);
+
+    runner.forget([slice.id, removed.id]);
+    expect(states.get(slice.id)).toBeUndefined();
+    expect(bulkhead.stats().trackedSlices).toBe(1); // the one under way
+    release();
+    await underWay;
+    expect(states.get(removed.id)).toBeUndefined();
+    expect(bulkhead.stats().trackedSlices).toBe(0);
   });
 
   describe('run now', () => {

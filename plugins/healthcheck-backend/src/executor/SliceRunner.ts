@@ -84,6 +84,8 @@ export interface SliceStateStore {
    * Makes `get` current for ticks about to run, in one round trip: a state
    * another instance wrote since is read here.
    */
+  /** Drops the states of slices that no longer run here. */
+  forget?(sliceIds: Iterable<string>): void;
   prepare?(
     ticks: ReadonlyArray<{
       sliceId: string;
@@ -141,6 +143,8 @@ export interface RunNowStarted {
 interface RunUnderWay {
   /** Asked for now (by a person), not a scheduled tick. */
   readonly oneOff: boolean;
+  /** Its slice was removed meanwhile: forget what its end records. */
+  forgetWhenDone?: boolean;
   /** Its id once known (a run now learns it from its claim). */
   readonly runId: Promise<string>;
   done: Promise<RunRecord | undefined>;
@@ -205,7 +209,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     this.#logger = options.logger;
     this.#isCurrent = options.isCurrent;
     this.#isEffective = options.isEffective ?? (() => true);
-    this.#states = options.states ?? new Map();
+    this.#states = options.states ?? inMemorySliceStates();
     this.#onRun = options.onRun ?? (() => {});
     this.#claims = options.claims;
     this.#metrics = options.metrics ?? noopRunMetrics;
@@ -349,8 +353,26 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       if (this.#underWay.get(sliceId) === entry) {
         this.#underWay.delete(sliceId);
       }
+      if (entry.forgetWhenDone) {
+        this.#states.forget?.([sliceId]);
+      }
     });
     return entry.done;
+  }
+
+  /**
+   * Forgets slices that were removed: their states and their history in the
+   * bulkhead (a run under way forgets its state when it ends).
+   */
+  forget(sliceIds: readonly string[]): void {
+    this.#states.forget?.(sliceIds);
+    for (const sliceId of sliceIds) {
+      this.#bulkhead.forget(sliceId);
+      const underWay = this.#underWay.get(sliceId);
+      if (underWay) {
+        underWay.forgetWhenDone = true;
+      }
+    }
   }
 
   /** Never rejects: without a fresh state a run judges from the one it has. */
@@ -624,4 +646,20 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       clearTimeout(abandon);
     }
   }
+}
+
+/** Slice states in memory only, for a runner without a durable store. */
+function inMemorySliceStates(): SliceStateStore {
+  const states = new Map<string, SliceStatusState>();
+  return {
+    get: sliceId => states.get(sliceId),
+    set: (sliceId, state) => {
+      states.set(sliceId, state);
+    },
+    forget: sliceIds => {
+      for (const sliceId of sliceIds) {
+        states.delete(sliceId);
+      }
+    },
+  };
 }

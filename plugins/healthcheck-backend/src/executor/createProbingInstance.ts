@@ -1,17 +1,20 @@
 import { DatabaseService, LoggerService } from '@backstage/backend-plugin-api';
 import { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { Config } from '@backstage/config';
+import { toError } from '@backstage/errors';
 import {
   createTickClaims,
   DatabaseClaimStore,
   InstanceMembership,
   TickClaimer,
 } from '../claims';
+import { primeBulkhead } from '../admission';
 import { readConfigDuration } from '../config';
 import type { SliceStore } from '../database/SliceStore';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { createStoredSliceLoader } from '../reconciler/createStoredSliceLoader';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { SliceChange } from '../scheduler';
 import { ProbeEngine } from './ProbeEngine';
 import type { RunRecord, SliceStateStore } from './SliceRunner';
 
@@ -71,12 +74,24 @@ export async function createProbingInstance(options: {
     metrics,
   });
   const loader = createStoredSliceLoader({ slices: options.slices });
-  const engine = ProbeEngine.fromConfig<DesiredSlice>({
+  let primed = false;
+  const engine: ProbeEngine<DesiredSlice> = ProbeEngine.fromConfig({
     config,
     logger,
     probeTypes: options.probeTypes,
     metrics,
-    loader,
+    loader: {
+      // The first slices read go to the bulkhead with their stored runs
+      // first, so it does not start cold after a restart.
+      loadChanges: async () => {
+        const changes = await loader.loadChanges();
+        if (!primed) {
+          primed = true;
+          await primeFromStoredRuns(engine, claimStore, changes, logger);
+        }
+        return changes;
+      },
+    },
     isEffective: slice => loader.isRunning(slice.id),
     states: options.states,
     claims: createTickClaims({
@@ -96,4 +111,33 @@ export async function createProbingInstance(options: {
       await membership.stop();
     },
   };
+}
+
+/** Never fails the load: a bulkhead that cannot be primed starts cold. */
+async function primeFromStoredRuns(
+  engine: ProbeEngine<DesiredSlice>,
+  claimStore: DatabaseClaimStore,
+  changes: ReadonlyArray<SliceChange<DesiredSlice>>,
+  logger: LoggerService,
+): Promise<void> {
+  const slices = changes.flatMap(change =>
+    change.type === 'cancel' ? [] : change.slices,
+  );
+  try {
+    const primedSlices = await primeBulkhead({
+      bulkhead: engine.bulkhead,
+      slices,
+      readRecentRuns: (ids, since, perSlice) =>
+        claimStore.readRecentRuns(ids, since, perSlice),
+      now: Date.now(),
+    });
+    logger.info(
+      `Admission starts from the stored runs of ${primedSlices} of ${slices.length} slices`,
+    );
+  } catch (error) {
+    logger.warn(
+      'Could not read stored runs for admission; it starts cold',
+      toError(error),
+    );
+  }
 }

@@ -183,6 +183,23 @@ describe('SliceScheduler', () => {
       });
     });
 
+    it('tells which slices a change removed, cancelled or left out of a replace, once each', async () => {
+      const forgotten: string[][] = [];
+      const { clock, scheduler } = setup({
+        scheduler: { onCancelled: ids => forgotten.push([...ids]) },
+      });
+      scheduler.start();
+      const [a, b, c] = slices(3, intervalMs);
+      await scheduler.submit({ type: 'upsert', slices: [a, b, c] });
+      await scheduler.submit({ type: 'cancel', sliceIds: [a.id, 'unknown'] });
+      await scheduler.submit({ type: 'replace', slices: [c] });
+      await scheduler.submit({ type: 'cancel', sliceIds: [a.id] });
+      await clock.advance(0);
+
+      expect(forgotten).toEqual([[a.id], [b.id]]);
+      expect(scheduler.stats().liveSlices).toBe(1);
+    });
+
     it('keeps the phase when a config edit leaves the interval alone', async () => {
       const { clock, scheduler, ticks } = setup();
       scheduler.start();

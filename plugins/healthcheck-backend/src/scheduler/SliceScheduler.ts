@@ -106,6 +106,7 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
   readonly #firstProbeWindowCapMs: number;
   readonly #applyChunkSize: number;
   readonly #isUnchanged: (previous: TSlice, next: TSlice) => boolean;
+  readonly #onCancelled: (sliceIds: readonly string[]) => void;
   readonly #loader: DesiredSliceLoader<TSlice> | undefined;
 
   readonly #live = new Map<string, LiveSlice<TSlice>>();
@@ -160,6 +161,7 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
     this.#firstProbeWindowCapMs =
       options.firstProbeWindowCapMs ?? FIRST_PROBE_WINDOW_CAP_MS;
     this.#isUnchanged = options.isUnchanged ?? sameOwnProperties;
+    this.#onCancelled = options.onCancelled ?? (() => {});
     this.#applyChunkSize = Math.max(
       1,
       options.applyChunkSize ?? DEFAULT_APPLY_CHUNK_SIZE,
@@ -413,9 +415,10 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
     const total =
       change.type === 'cancel' ? change.sliceIds.length : change.slices.length;
     const end = Math.min(total, applying.position + this.#applyChunkSize);
+    const cancelled: string[] = [];
     for (let i = applying.position; i < end; i++) {
       if (change.type === 'cancel') {
-        this.#cancel(change.sliceIds[i]);
+        this.#cancel(change.sliceIds[i], cancelled);
       } else if (isValidSlice(change.slices[i])) {
         this.#upsert(change.slices[i], now, serial);
       } else {
@@ -424,16 +427,18 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
     }
     applying.position = end;
     if (end < total) {
+      this.#tellCancelled(cancelled);
       return; // the rest on the next wake-up, after the ticks now due
     }
     this.#applying = undefined;
     if (change.type === 'replace') {
       for (const [id, live] of this.#live) {
         if (live.seenInChange !== serial) {
-          this.#cancel(id);
+          this.#cancel(id, cancelled);
         }
       }
     }
+    this.#tellCancelled(cancelled);
     if (applying.invalid > 0) {
       this.#logger.warn(
         `Ignored ${applying.invalid} slices without an id or a whole-millisecond interval >= 1`,
@@ -499,12 +504,27 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
     this.#heap.push(live.dueAt, live.generation, live);
   }
 
-  #cancel(id: string): void {
+  #cancel(id: string, cancelled: string[]): void {
     const live = this.#live.get(id);
     if (live) {
       this.#live.delete(id);
       live.generation = CANCELLED;
       this.#staleEntries += 1;
+      cancelled.push(id);
+    }
+  }
+
+  #tellCancelled(cancelled: readonly string[]): void {
+    if (cancelled.length === 0) {
+      return;
+    }
+    try {
+      this.#onCancelled(cancelled);
+    } catch (error) {
+      this.#logger.warn(
+        `Forgetting ${cancelled.length} cancelled slices failed`,
+        error instanceof Error ? error : { error: String(error) },
+      );
     }
   }
 

@@ -137,6 +137,12 @@ export interface SliceSchedulerOptions<TSlice extends ScheduledSlice> {
    */
   isUnchanged?: (previous: TSlice, next: TSlice) => boolean;
   /**
+   * Told, on the driver, the ids of slices a change removed (cancelled, or
+   * left out of a replace), so what is kept per slice elsewhere can go too.
+   * Must return quickly.
+   */
+  onCancelled?: (sliceIds: readonly string[]) => void;
+  /**
    * Loads the desired slices periodically, off the driver: either the full
    * set (`load`, applied as a replace) or the changes since the last load
    * (`loadChanges`, applied in order).
