@@ -2,7 +2,6 @@
  * The Vigil demo backend: only the plugins that Vigil reads from or talks through.
  */
 import { createBackend } from '@backstage/backend-defaults';
-import { catalogModuleHealthCheckEntityModel } from '@vigil/plugin-healthcheck-backend';
 import { permissionPolicyModule } from './modules/permissionPolicy';
 
 const backend = createBackend();
@@ -13,7 +12,7 @@ backend.add(import('@backstage/plugin-auth-backend'));
 backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
 
 backend.add(import('@backstage/plugin-catalog-backend'));
-backend.add(catalogModuleHealthCheckEntityModel);
+backend.add(import('@vigil/plugin-catalog-backend-module-healthcheck'));
 
 backend.add(import('@backstage/plugin-events-backend'));
 backend.add(import('@backstage/plugin-signals-backend'));

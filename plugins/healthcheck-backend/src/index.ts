@@ -5,4 +5,3 @@
  * @packageDocumentation
  */
 export { healthcheckPlugin as default } from './plugin';
-export { catalogModuleHealthCheckEntityModel } from './catalog/module';

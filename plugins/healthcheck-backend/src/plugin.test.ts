@@ -1,3 +1,4 @@
+import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import {
   createBackendModule,
   createServiceFactory,
@@ -10,7 +11,6 @@ import {
 } from '@backstage/backend-test-utils';
 import { metricsServiceMock } from '@backstage/backend-test-utils/alpha';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
-import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';

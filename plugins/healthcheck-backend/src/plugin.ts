@@ -1,3 +1,9 @@
+import {
+  healthCheckProbesExtensionPoint,
+  ProbeSecrets,
+  readConfigDuration,
+  validateHealthCheckSpec,
+} from '@vigil/plugin-healthcheck-node';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
@@ -9,11 +15,8 @@ import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { eventsServiceRef } from '@backstage/plugin-events-node';
 import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
-import { healthCheckProbesExtensionPoint } from '@vigil/plugin-healthcheck-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readDeploymentKey } from './database/deploymentKeys';
-import { readConfigDuration } from './config';
-import { validateHealthCheckSpec } from './catalog/validateHealthCheckSpec';
 import { createProbingInstance } from './executor/createProbingInstance';
 import { createRunCheckNow } from './executor/runCheckNow';
 import {
@@ -23,7 +26,6 @@ import {
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { CaresAddressResolver } from './probes/CaresAddressResolver';
 import { readNetworkPolicy } from './probes/networkGuard';
-import { ProbeSecrets } from './probes/secrets';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
 import { DatabaseSliceStore } from './database/DatabaseSliceStore';
 import { DatabaseStateStore } from './database/DatabaseStateStore';

@@ -25,7 +25,7 @@ import type { PermissionPolicy } from '@backstage/plugin-permission-node';
 import { policyExtensionPoint } from '@backstage/plugin-permission-node/alpha';
 import type { Knex } from 'knex';
 import type { Server } from 'node:http';
-import { catalogModuleHealthCheckEntityModel } from '../catalog/module';
+import catalogModuleHealthCheckEntityModel from '@vigil/plugin-catalog-backend-module-healthcheck';
 import { healthcheckPlugin } from '../plugin';
 
 /**

@@ -1,3 +1,4 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
@@ -17,7 +18,6 @@ import { DatabaseHistoryStore } from '../history';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../probes/networkGuard';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { ProbeSecrets } from '../probes/secrets';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import { eventually } from '../rollup/__testUtils__/healthTestbed';
 import { ownerOf } from './rendezvous';

@@ -1,9 +1,9 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { mockServices } from '@backstage/backend-test-utils';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { ProbeSecrets } from '../probes/secrets';
 import { ProbeEngine } from './ProbeEngine';
 import { RunnableSlice, RunRecord } from './SliceRunner';
 

@@ -1,3 +1,4 @@
+import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { Config } from '@backstage/config';
@@ -6,7 +7,6 @@ import {
   Bulkhead,
   createAdmissionMetrics,
 } from '../admission';
-import { readConfigDuration } from '../config';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import {
   ScheduledSlice,

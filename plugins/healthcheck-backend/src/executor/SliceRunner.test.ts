@@ -1,5 +1,5 @@
-import { mockServices } from '@backstage/backend-test-utils';
 import { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
+import { mockServices } from '@backstage/backend-test-utils';
 import { Bulkhead } from '../admission';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';

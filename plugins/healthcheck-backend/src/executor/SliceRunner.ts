@@ -1,14 +1,14 @@
+import {
+  ProbeErrorKind,
+  ProbeResult,
+  ProbeType,
+} from '@vigil/plugin-healthcheck-node';
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { toError } from '@backstage/errors';
 import {
   ConditionSpec,
   JudgedCondition,
 } from '@vigil/plugin-healthcheck-common';
-import {
-  ProbeErrorKind,
-  ProbeResult,
-  ProbeType,
-} from '@vigil/plugin-healthcheck-node';
 import { Bulkhead, DeferReason, endpointKeyOf, Lane } from '../admission';
 import {
   applyRunOutcome,

@@ -1,3 +1,4 @@
+import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import { DatabaseService, LoggerService } from '@backstage/backend-plugin-api';
 import { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { Config } from '@backstage/config';
@@ -9,7 +10,6 @@ import {
   TickClaimer,
 } from '../claims';
 import { primeBulkhead } from '../admission';
-import { readConfigDuration } from '../config';
 import type { SliceStore } from '../database/SliceStore';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { createStoredSliceLoader } from '../reconciler/createStoredSliceLoader';

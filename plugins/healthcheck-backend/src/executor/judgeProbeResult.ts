@@ -1,9 +1,9 @@
+import { ProbeResult } from '@vigil/plugin-healthcheck-node';
 import {
   ConditionSpec,
   JudgedCondition,
   judgeConditions,
 } from '@vigil/plugin-healthcheck-common';
-import { ProbeResult } from '@vigil/plugin-healthcheck-node';
 import { RunOutcome } from '../judge';
 
 /** What one probe run means once its conditions are applied. */

@@ -1,5 +1,5 @@
-import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import type { ProbeErrorKind } from '@vigil/plugin-healthcheck-node';
+import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import type { RunOutcome, SliceStatus } from '../judge';
 
 /**

@@ -1,3 +1,4 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
@@ -10,7 +11,6 @@ import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../probes/networkGuard';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { ProbeSecrets } from '../probes/secrets';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import {
   createProbingInstance,
@@ -176,8 +176,7 @@ describe('slice churn', () => {
     });
     expect(after.heapEntries).toBeLessThanOrEqual(2 * ALIVE);
     // Judged only where a full collection can be asked for (--expose-gc).
-    const heapGrowth =
-      heapBefore && heapAfter ? heapAfter / heapBefore - 1 : 0;
+    const heapGrowth = heapBefore && heapAfter ? heapAfter / heapBefore - 1 : 0;
     expect(heapGrowth).toBeLessThan(0.1);
   });
 });

@@ -1,3 +1,4 @@
+import type { HealthCheckSpecProblem } from '@vigil/plugin-healthcheck-node';
 import type {
   BackstageCredentials,
   PermissionsService,
@@ -16,7 +17,6 @@ import {
   healthcheckCheckReadPermission,
   RESOURCE_TYPE_HEALTHCHECK_CHECK,
 } from '@vigil/plugin-healthcheck-common';
-import type { HealthCheckSpecProblem } from '../catalog/validateHealthCheckSpec';
 import { HealthCheckResource, systemRefsOf } from './checkResource';
 import { readableEntityRefs } from './readableEntityRefs';
 import { healthcheckCheckPermissionRules } from './rules';

@@ -16,13 +16,13 @@
  * short Kubernetes names resolve. Not read: nsswitch.conf itself (files,
  * then DNS, is assumed), mDNS, and the LOCALDOMAIN and RES_OPTIONS variables.
  */
+import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import { type LookupAddress, Resolver } from 'node:dns';
 import { open } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
-import { readConfigDuration } from '../config';
 import { ConcurrencyGate, type ConcurrencyGateStats } from './ConcurrencyGate';
 import type { AddressResolver } from './networkGuard';
 import {

@@ -1,6 +1,6 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { createBuiltinProbeTypes } from './builtinProbeTypes';
 import { ProbeTypeRegistry } from './ProbeTypeRegistry';
-import { ProbeSecrets } from './secrets';
 
 const builtins = createBuiltinProbeTypes({
   networkPolicy: { allowLoopback: false, allowPrivate: false },

@@ -1,3 +1,4 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import {
   createDnsProbeType,
   formatDnsAnswer,
@@ -5,7 +6,6 @@ import {
   rcodeOfDnsError,
 } from './dnsProbe';
 import type { AddressResolver } from './networkGuard';
-import { ProbeSecrets } from './secrets';
 import {
   type LoopbackServer,
   startDnsServer,

@@ -2,67 +2,26 @@
  * The `dns` probe type: one query for one record type, against the system's
  * resolver or a configured server, with the answers and the response code.
  */
+import {
+  type DnsProbeConfig,
+  dnsProbeConfigSchema,
+  type DnsRecordType,
+  parseHostPort,
+  ProbeConfigError,
+  type ProbeResult,
+  type ProbeType,
+} from '@vigil/plugin-healthcheck-node';
 import { Resolver } from 'node:dns';
 import { isIP } from 'node:net';
-import type { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
 import { defaultAddressResolver } from './CaresAddressResolver';
 import {
   type AddressResolver,
   checkAddress,
   NetworkGuardError,
 } from './networkGuard';
-import { ProbeConfigError } from './probeErrors';
 import { truncateText } from './probeLimits';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
-import { parseHostPort } from './targets';
-
-/**
- * The record types a `dns` check can ask for.
- * @public
- */
-export const DNS_RECORD_TYPES = [
-  'A',
-  'AAAA',
-  'CNAME',
-  'MX',
-  'TXT',
-  'NS',
-  'SRV',
-] as const;
-
-/**
- * One of {@link DNS_RECORD_TYPES}.
- * @public
- */
-export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
-
-/**
- * The fields of a `dns` check. The target is the name to query.
- * @public
- */
-export interface DnsProbeConfig {
-  /** `A` by default. */
-  recordType?: DnsRecordType;
-  /**
-   * The server to ask, `address` or `address:port` (`[v6]:port`); the
-   * system's resolver by default.
-   */
-  server?: string;
-}
-
-/**
- * JSON schema of {@link DnsProbeConfig}.
- * @public
- */
-export const dnsProbeConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    recordType: { type: 'string', enum: [...DNS_RECORD_TYPES] },
-    server: { type: 'string', minLength: 1, maxLength: 261 },
-  },
-} as const;
 
 /**
  * Node reports DNS response codes other than NOERROR-with-answers as

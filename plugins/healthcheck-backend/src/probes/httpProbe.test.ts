@@ -1,7 +1,7 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createHttpProbeType, redirectedRequest } from './httpProbe';
 import type { AddressResolver } from './networkGuard';
-import { ProbeSecrets } from './secrets';
 import {
   findClosedPort,
   type LoopbackServer,

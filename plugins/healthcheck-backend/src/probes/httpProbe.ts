@@ -2,13 +2,20 @@
  * The `http` probe type: one request through undici, redirects followed hop
  * by hop under the network guard, the body read up to a cap.
  */
+import {
+  HTTP_PROBE_DEFAULTS,
+  HTTP_PROBE_LIMITS,
+  type HttpProbeConfig,
+  httpProbeConfigSchema,
+  type ProbeCertificateReport,
+  ProbeConfigError,
+  type ProbeSecrets,
+  type ProbeType,
+  targetOrigin,
+} from '@vigil/plugin-healthcheck-node';
 import { performance } from 'node:perf_hooks';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import type {
-  ProbeCertificateReport,
-  ProbeType,
-} from '@vigil/plugin-healthcheck-node';
 import { Agent, type buildConnector, type Dispatcher } from 'undici';
 import {
   assertLiteralAddressAllowed,
@@ -16,51 +23,13 @@ import {
 } from './networkGuard';
 import {
   certificateExpirationMs,
-  MAX_CA_PEM_CHARS,
   peerCertificateReport,
 } from './peerCertificates';
-import { describeProbeError, ProbeConfigError } from './probeErrors';
+import { describeProbeError } from './probeErrors';
 import { clampWholeNumber } from './probeLimits';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
-import { type ProbeSecrets, targetOrigin } from './secrets';
 
-/**
- * The fields of an `http` check.
- * @public
- */
-export interface HttpProbeConfig {
-  /** Upper case; `GET` by default. */
-  method?: string;
-  /** Values may reference `${secret:NAME}`. */
-  headers?: Record<string, string>;
-  /** May reference `${secret:NAME}`. */
-  body?: string;
-  /** Follow 301, 302, 303, 307 and 308 responses; `true` by default. */
-  followRedirects?: boolean;
-  /** How many redirects to follow before failing; 5 by default. */
-  maxRedirects?: number;
-  /** How much of the response body to read for conditions; 1 MiB by default. */
-  maxBodyBytes?: number;
-  tls?: {
-    /** Accept any certificate. Off by default. */
-    insecureSkipVerify?: boolean;
-    /** PEM certificates to trust instead of Node's bundled authorities. */
-    ca?: string;
-  };
-}
-
-/** @public */
-export const HTTP_PROBE_DEFAULTS = {
-  method: 'GET',
-  followRedirects: true,
-  maxRedirects: 5,
-  maxBodyBytes: 1024 * 1024,
-} as const;
-
-/** The most redirects and body bytes a check may ask for; applied at run time too. */
-const MAX_REDIRECTS_LIMIT = 20;
-const MAX_BODY_BYTES_LIMIT = 16 * 1024 * 1024;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Read and dropped from a redirect so its connection can be reused. */
 const REDIRECT_BODY_DRAIN_BYTES = 64 * 1024;
@@ -71,47 +40,6 @@ const ORIGIN_BOUND_HEADERS = new Set([
   'proxy-authorization',
   'cookie',
 ]);
-
-/**
- * JSON schema of {@link HttpProbeConfig}.
- * @public
- */
-export const httpProbeConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    method: { type: 'string', pattern: '^[A-Z][A-Z-]*$', maxLength: 32 },
-    headers: {
-      type: 'object',
-      maxProperties: 50,
-      propertyNames: {
-        pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
-        maxLength: 256,
-      },
-      additionalProperties: { type: 'string', maxLength: 8192 },
-    },
-    body: { type: 'string', maxLength: 64 * 1024 },
-    followRedirects: { type: 'boolean' },
-    maxRedirects: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_REDIRECTS_LIMIT,
-    },
-    maxBodyBytes: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_BODY_BYTES_LIMIT,
-    },
-    tls: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        insecureSkipVerify: { type: 'boolean' },
-        ca: { type: 'string', maxLength: MAX_CA_PEM_CHARS },
-      },
-    },
-  },
-} as const;
 
 type Headers = Record<string, string>;
 
@@ -280,11 +208,11 @@ export function createHttpProbeType(
       config.followRedirects ?? HTTP_PROBE_DEFAULTS.followRedirects;
     const maxRedirects = clampWholeNumber(config.maxRedirects, {
       fallback: HTTP_PROBE_DEFAULTS.maxRedirects,
-      max: MAX_REDIRECTS_LIMIT,
+      max: HTTP_PROBE_LIMITS.maxRedirects,
     });
     const maxBodyBytes = clampWholeNumber(config.maxBodyBytes, {
       fallback: HTTP_PROBE_DEFAULTS.maxBodyBytes,
-      max: MAX_BODY_BYTES_LIMIT,
+      max: HTTP_PROBE_LIMITS.maxBodyBytes,
     });
     // Secrets are resolved for the first hop's origin, which their
     // allowedOrigins must include; redirects elsewhere leave them behind.

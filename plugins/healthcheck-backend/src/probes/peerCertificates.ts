@@ -1,15 +1,8 @@
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type {
   ProbeCertificate,
   ProbeCertificateReport,
 } from '@vigil/plugin-healthcheck-node';
-
-/**
- * The longest `ca` a check may give, in characters: a bundle of a few dozen
- * PEM certificates.
- * @internal
- */
-export const MAX_CA_PEM_CHARS = 256 * 1024;
+import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 
 /** A certificate name (`{ CN: 'a', O: ['b', 'c'] }`) as `CN=a, O=b, O=c`. */
 function formatName(

@@ -1,9 +1,6 @@
+import { ProbeConfigError } from '@vigil/plugin-healthcheck-node';
 import { NetworkGuardError } from './networkGuard';
-import {
-  classifyProbeError,
-  describeProbeError,
-  ProbeConfigError,
-} from './probeErrors';
+import { classifyProbeError, describeProbeError } from './probeErrors';
 
 const withCode = (code: string, message = `failed: ${code}`) =>
   Object.assign(new Error(message), { code });

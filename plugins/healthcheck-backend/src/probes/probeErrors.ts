@@ -1,19 +1,5 @@
 import type { ProbeErrorKind } from '@vigil/plugin-healthcheck-node';
 
-/**
- * A check whose configuration cannot run: a bad target, a pattern that does
- * not compile, a secret that no longer exists. Reported with kind `config`.
- * @internal
- */
-export class ProbeConfigError extends Error {
-  readonly code = 'EVIGIL_PROBE_CONFIG';
-
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProbeConfigError';
-  }
-}
-
 const KIND_BY_CODE: Record<string, ProbeErrorKind> = {
   EVIGIL_GUARD: 'guard',
   EVIGIL_PROBE_CONFIG: 'config',

@@ -1,5 +1,5 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { runProbeWithDeadline } from './probeRun';
-import { ProbeSecrets } from './secrets';
 
 const secrets = new ProbeSecrets({ TOKEN: 'tok-123' });
 const context = (timeoutMs: number, signal = new AbortController().signal) => ({

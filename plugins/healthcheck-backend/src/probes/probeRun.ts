@@ -1,7 +1,10 @@
+import type {
+  ProbeContext,
+  ProbeResult,
+  ProbeSecrets,
+} from '@vigil/plugin-healthcheck-node';
 import { performance } from 'node:perf_hooks';
-import type { ProbeContext, ProbeResult } from '@vigil/plugin-healthcheck-node';
 import { classifyProbeError, describeProbeError } from './probeErrors';
-import type { ProbeSecrets } from './secrets';
 
 /**
  * What a running probe has seen so far. A probe that times out still reports

@@ -1,6 +1,6 @@
+import type { ProbeResult } from '@vigil/plugin-healthcheck-node';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { ProbeResult } from '@vigil/plugin-healthcheck-node';
 import type { ProbeProgress } from './probeRun';
 
 type SocketProbeResult = Omit<ProbeResult, 'durationMs'>;

@@ -1,5 +1,5 @@
+import type { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import type { AddressResolver, NetworkPolicy } from './networkGuard';
-import type { ProbeSecrets } from './secrets';
 
 /**
  * What the built-in probe types are made from.

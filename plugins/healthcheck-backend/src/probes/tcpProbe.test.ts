@@ -1,5 +1,5 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ProbeSecrets } from './secrets';
 import { createTcpProbeType } from './tcpProbe';
 import {
   findClosedPort,

@@ -2,62 +2,32 @@
  * The `tcp` probe type: connect, optionally send a payload and wait for a
  * pattern in what comes back.
  */
+import {
+  ExpectedPatternWatcher,
+  parseExpectedPattern,
+  parseHostPort,
+  ProbeConfigError,
+  type ProbeResult,
+  type ProbeType,
+  targetOrigin,
+  TCP_MAX_SEND_BYTES,
+  type TcpProbeConfig,
+  tcpProbeConfigSchema,
+  validateTcpProbeConfig,
+} from '@vigil/plugin-healthcheck-node';
 import { connect as netConnect } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { performance } from 'node:perf_hooks';
-import type { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
 import {
   assertLiteralAddressAllowed,
   createGuardedLookup,
 } from './networkGuard';
-import { ProbeConfigError } from './probeErrors';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
 import { watchProbeSocket } from './probeSocket';
-import {
-  ExpectedPatternWatcher,
-  expectedPatternProblem,
-  parseExpectedPattern,
-} from './expectedPattern';
-import { targetOrigin } from './secrets';
-import { parseHostPort } from './targets';
-
-/**
- * The fields of a `tcp` check. The target is `host:port` or
- * `tcp://host:port`.
- * @public
- */
-export interface TcpProbeConfig {
-  /** Written once connected; may reference `${secret:NAME}`. */
-  send?: string;
-  /**
-   * What the peer must send back within the timeout: a substring, or a
-   * regular expression written `/pattern/flags`.
-   */
-  expect?: string;
-}
-
-/**
- * The longest `send` payload, in bytes once its secrets are filled in (and
- * so in characters too); a probe says hello, it does not upload.
- */
-const MAX_SEND_BYTES = 64 * 1024;
 
 /** How much of the peer's answer a probe keeps while waiting for `expect`. */
 const MAX_RECEIVED_BYTES = 64 * 1024;
-
-/**
- * JSON schema of {@link TcpProbeConfig}.
- * @public
- */
-export const tcpProbeConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    send: { type: 'string', maxLength: MAX_SEND_BYTES },
-    expect: { type: 'string', minLength: 1, maxLength: 1024 },
-  },
-} as const;
 
 /**
  * Creates the `tcp` probe type.
@@ -71,13 +41,7 @@ export function createTcpProbeType(
   return {
     type: 'tcp',
     configSchema: tcpProbeConfigSchema,
-    validateConfig: config => {
-      const problem =
-        config.expect === undefined
-          ? undefined
-          : expectedPatternProblem(config.expect);
-      return problem ? [{ path: 'expect', reason: problem }] : [];
-    },
+    validateConfig: validateTcpProbeConfig,
     run: context =>
       runProbeWithDeadline(context, secrets, (signal, progress) =>
         probeTcp(context.target, context.config ?? {}, signal, progress),
@@ -101,13 +65,13 @@ export function createTcpProbeType(
           });
     if (
       payload !== undefined &&
-      Buffer.byteLength(payload, 'utf8') > MAX_SEND_BYTES
+      Buffer.byteLength(payload, 'utf8') > TCP_MAX_SEND_BYTES
     ) {
       throw new ProbeConfigError(
         `send is ${Buffer.byteLength(
           payload,
           'utf8',
-        )} bytes; a tcp probe sends at most ${MAX_SEND_BYTES}`,
+        )} bytes; a tcp probe sends at most ${TCP_MAX_SEND_BYTES}`,
       );
     }
     const expected =

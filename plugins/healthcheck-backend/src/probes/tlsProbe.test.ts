@@ -1,5 +1,5 @@
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { createServer as createTlsServer } from 'node:tls';
-import { ProbeSecrets } from './secrets';
 import { createTlsProbeType } from './tlsProbe';
 import {
   findClosedPort,

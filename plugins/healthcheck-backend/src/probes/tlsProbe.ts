@@ -2,52 +2,28 @@
  * The `tls` probe type: a handshake, the peer's certificate chain, whether
  * it verifies, and how long until the leaf expires.
  */
+import {
+  parseHostPort,
+  type ProbeResult,
+  type ProbeType,
+  type TlsProbeConfig,
+  tlsProbeConfigSchema,
+} from '@vigil/plugin-healthcheck-node';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
-import type { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
 import {
   assertLiteralAddressAllowed,
   createGuardedLookup,
 } from './networkGuard';
 import {
   certificateExpirationMs,
-  MAX_CA_PEM_CHARS,
   peerCertificateReport,
 } from './peerCertificates';
 import { describeTlsVerifyError } from './probeErrors';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import { watchProbeSocket } from './probeSocket';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
-import { parseHostPort } from './targets';
-
-/**
- * The fields of a `tls` check. The target is `host:port` or
- * `tls://host:port`; the port defaults to 443.
- * @public
- */
-export interface TlsProbeConfig {
-  /** The name to ask for (SNI) and verify; the target's host by default. */
-  servername?: string;
-  /** Report the certificate without failing when it does not verify. Off by default. */
-  insecureSkipVerify?: boolean;
-  /** PEM certificates to trust instead of Node's bundled authorities. */
-  ca?: string;
-}
-
-/**
- * JSON schema of {@link TlsProbeConfig}.
- * @public
- */
-export const tlsProbeConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    servername: { type: 'string', minLength: 1, maxLength: 253 },
-    insecureSkipVerify: { type: 'boolean' },
-    ca: { type: 'string', maxLength: MAX_CA_PEM_CHARS },
-  },
-} as const;
 
 /**
  * Creates the `tls` probe type.

@@ -1,6 +1,8 @@
-import { ConfigReader } from '@backstage/config';
-import { catalogProbeTypes } from '../catalog/catalogProbeTypes';
-import { validateHealthCheckSpec } from '../catalog/validateHealthCheckSpec';
+import {
+  builtinProbeTypeDeclarations,
+  probeTypeLookup,
+  validateHealthCheckSpec,
+} from '@vigil/plugin-healthcheck-node';
 import { mockCredentials } from '@backstage/backend-test-utils';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import {
@@ -134,7 +136,7 @@ describe('loadDesiredSlices', () => {
       ],
       validateSpec: (spec, { defaultNamespace }) =>
         validateHealthCheckSpec(spec, {
-          probeTypes: catalogProbeTypes(new ConfigReader({})),
+          probeTypes: probeTypeLookup(builtinProbeTypeDeclarations()),
           defaultNamespace,
         }),
     });

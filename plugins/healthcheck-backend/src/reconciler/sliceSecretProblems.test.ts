@@ -1,4 +1,4 @@
-import { ProbeSecrets } from '../probes/secrets';
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { sliceSecretProblems } from './sliceSecretProblems';
 
 const secrets = new ProbeSecrets({

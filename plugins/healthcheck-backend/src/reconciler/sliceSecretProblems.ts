@@ -1,5 +1,8 @@
+import {
+  type ProbeSecrets,
+  targetOrigin,
+} from '@vigil/plugin-healthcheck-node';
 import { parseEntityRef } from '@backstage/catalog-model';
-import { targetOrigin, type ProbeSecrets } from '../probes/secrets';
 import { isApiCheckId } from '../service/checkIds';
 import type { DesiredSlice } from './desiredSlices';
 

@@ -1,11 +1,11 @@
-import { InputError } from '@backstage/errors';
-import { HealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import {
   formatSpecProblems,
   HealthCheckSpecProblem,
   HealthCheckSpecValidationOptions,
   validateHealthCheckSpec,
-} from '../catalog/validateHealthCheckSpec';
+} from '@vigil/plugin-healthcheck-node';
+import { InputError } from '@backstage/errors';
+import { HealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import { checkIdFromTitle, isApiCheckId } from './checkIds';
 
 /** @internal */

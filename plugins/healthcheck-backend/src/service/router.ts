@@ -1,3 +1,4 @@
+import type { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
   AuditorService,
@@ -37,7 +38,6 @@ import {
   HealthCheckResource,
 } from '../permissions/checkResource';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import type { ProbeSecrets } from '../probes/secrets';
 import { apiCheckDetails } from './checkDetails';
 import { ChecksChange, systemsOfChange } from './checkChanges';
 import { numberedCheckId } from './checkIds';

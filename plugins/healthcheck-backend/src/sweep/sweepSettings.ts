@@ -1,6 +1,6 @@
+import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
-import { readConfigDuration } from '../config';
 
 /**
  * How often the sweep runs, from `healthcheck.sweep`.

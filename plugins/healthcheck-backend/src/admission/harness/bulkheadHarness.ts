@@ -3,8 +3,8 @@
  * and runner (a ProbeEngine) probing loopback servers with the real `http`
  * probe, on the wall clock. See runBulkheadHarness.ts for how it is run.
  */
+import { ProbeSecrets, type ProbeType } from '@vigil/plugin-healthcheck-node';
 import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
-import type { ProbeType } from '@vigil/plugin-healthcheck-node';
 import { createServer as createHttpServer } from 'node:http';
 import {
   createServer as createTcpServer,
@@ -18,7 +18,6 @@ import { ProbeEngine } from '../../executor/ProbeEngine';
 import type { RunnableSlice, RunRecord } from '../../executor/SliceRunner';
 import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';
-import { ProbeSecrets } from '../../probes/secrets';
 import { firstDueAt, nextTick, staggerOffsetMs } from '../../scheduler/stagger';
 import { quietLogger } from '../../tooling/quietLogger';
 

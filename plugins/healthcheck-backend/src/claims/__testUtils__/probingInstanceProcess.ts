@@ -8,6 +8,7 @@
  *
  * Prints "ready" once it has joined and started; stops cleanly on SIGTERM.
  */
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { ConfigReader } from '@backstage/config';
 import knexFactory from 'knex';
 import { quietLogger } from '../../tooling/quietLogger';
@@ -16,7 +17,6 @@ import { createProbingInstance } from '../../executor/createProbingInstance';
 import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../../probes/networkGuard';
 import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';
-import { ProbeSecrets } from '../../probes/secrets';
 
 async function main(instanceId: string, connection: string) {
   const config = new ConfigReader({

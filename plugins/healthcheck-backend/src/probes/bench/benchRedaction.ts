@@ -14,9 +14,9 @@
  * misses, each a secret's first characters but not the rest. Each body
  * carries one echo of a secret at its end, which must come out redacted.
  */
+import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { performance } from 'node:perf_hooks';
 import { randomSource } from '../../tooling/randomSource';
-import { ProbeSecrets } from '../secrets';
 
 const MIB = 1024 * 1024;
 const BASE64 =

@@ -1,4 +1,5 @@
 /* eslint-disable no-console */
+import { ProbeSecrets, type ProbeType } from '@vigil/plugin-healthcheck-node';
 import { createSocket } from 'node:dgram';
 import { createServer as createHttpServer } from 'node:http';
 import {
@@ -9,9 +10,7 @@ import {
 } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { ProbeType } from '@vigil/plugin-healthcheck-node';
-import { createBuiltinProbeTypes } from '../builtinProbeTypes.ts';
-import { ProbeSecrets } from '../secrets.ts';
+import { createBuiltinProbeTypes } from '../builtinProbeTypes';
 
 /** A server on 127.0.0.1 that accepts and never answers. */
 async function listenSilently(

@@ -1,12 +1,8 @@
-import { createBuiltinProbeTypes } from './builtinProbeTypes';
+import { builtinProbeTypeDeclarations } from './builtinProbeTypes';
 import { validateProbeConfig } from './probeConfigValidation';
-import { ProbeSecrets } from './secrets';
 
 const byName = new Map(
-  createBuiltinProbeTypes({
-    networkPolicy: { allowLoopback: false, allowPrivate: false },
-    secrets: new ProbeSecrets({}),
-  }).map(probeType => [probeType.type, probeType]),
+  builtinProbeTypeDeclarations().map(probeType => [probeType.type, probeType]),
 );
 
 describe('validateProbeConfig', () => {

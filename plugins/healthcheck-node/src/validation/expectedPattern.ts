@@ -6,7 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
-import { ProbeConfigError } from './probeErrors';
+import { ProbeConfigError } from '../probeConfigError';
 
 /**
  * A compiled `expect`: a substring, or `/pattern/flags` as RE2.

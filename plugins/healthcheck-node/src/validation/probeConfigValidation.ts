@@ -1,8 +1,5 @@
 import Ajv, { type ValidateFunction } from 'ajv';
-import type {
-  ProbeConfigProblem,
-  ProbeType,
-} from '@vigil/plugin-healthcheck-node';
+import type { ProbeConfigProblem, ProbeType } from '../probes';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const compiled = new WeakMap<object, ValidateFunction>();

@@ -1,4 +1,9 @@
 import {
+  formatSpecProblems,
+  HealthCheckSpecValidationOptions,
+  validateHealthCheckSpec,
+} from '@vigil/plugin-healthcheck-node';
+import {
   Entity,
   getCompoundEntityRef,
   parseEntityRef,
@@ -18,11 +23,6 @@ import {
   HEALTHCHECK_KIND,
   isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
-import {
-  formatSpecProblems,
-  HealthCheckSpecValidationOptions,
-  validateHealthCheckSpec,
-} from './validateHealthCheckSpec';
 
 /** A HealthCheck monitors the systems it is assigned to. */
 export const RELATION_MONITORS = 'monitors';

@@ -1,7 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { Entity } from '@backstage/catalog-model';
 import { JsonObject } from '@backstage/types';
 import { CatalogProcessorResult } from '@backstage/plugin-catalog-node';
-import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
 import { ConfigReader } from '@backstage/config';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 import { catalogProbeTypes } from './catalogProbeTypes';
@@ -84,7 +86,15 @@ describe('HealthCheckEntityProcessor', () => {
   });
 
   it('accepts every HealthCheck of the demo catalog', async () => {
-    const checks = readDemoCatalog().filter(e => e.kind === 'HealthCheck');
+    const folder = path.resolve(__dirname, '../../../demo/catalog/checks');
+    const checks = fs
+      .readdirSync(folder)
+      .flatMap(file =>
+        parseAllDocuments(fs.readFileSync(path.join(folder, file), 'utf8')).map(
+          document => document.toJS() as Entity,
+        ),
+      )
+      .filter(entity => entity.kind === 'HealthCheck');
     expect(checks).toHaveLength(9);
     for (const entity of checks) {
       await expect(processor.validateEntityKind(entity)).resolves.toBe(true);

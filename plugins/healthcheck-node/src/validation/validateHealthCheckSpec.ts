@@ -14,10 +14,10 @@ import {
   validateCheckEnvironmentNames,
   validateConditions,
 } from '@vigil/plugin-healthcheck-common';
-import type { ProbeType } from '@vigil/plugin-healthcheck-node';
+import type { ProbeType } from '../probes';
 import Ajv, { type ErrorObject } from 'ajv';
-import { validateProbeConfig } from '../probes/probeConfigValidation';
-import { type ProbeSecrets, templateOrigin } from '../probes/secrets';
+import { validateProbeConfig } from './probeConfigValidation';
+import { type ProbeSecrets, templateOrigin } from '../secrets/secrets';
 
 /**
  * The shortest interval a check may have unless configured otherwise.
@@ -71,6 +71,21 @@ export interface ProbeTypeLookup {
     | undefined;
   /** The names, sorted. */
   list(): string[];
+}
+
+/**
+ * A {@link ProbeTypeLookup} of these types; a later type of the same name
+ * wins.
+ * @internal
+ */
+export function probeTypeLookup(
+  probeTypes: Iterable<NonNullable<ReturnType<ProbeTypeLookup['get']>>>,
+): ProbeTypeLookup {
+  const byName = new Map(
+    [...probeTypes].map(probeType => [probeType.type, probeType]),
+  );
+  const names = [...byName.keys()].sort();
+  return { get: type => byName.get(type), list: () => names };
 }
 
 /**

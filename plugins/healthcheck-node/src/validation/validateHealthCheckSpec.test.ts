@@ -1,4 +1,4 @@
-import { ProbeSecrets } from '../probes/secrets';
+import { ProbeSecrets } from '../secrets/secrets';
 import { validateHealthCheckSpec } from './validateHealthCheckSpec';
 
 describe('validateHealthCheckSpec', () => {

@@ -3,9 +3,10 @@ import {
   createBackendModule,
 } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
-import { readConfigDuration } from '../config';
-import { ProbeSecrets } from '../probes/secrets';
-import { readDesiredSliceSettings } from '../reconciler/reconcileSettings';
+import {
+  ProbeSecrets,
+  readConfigDuration,
+} from '@vigil/plugin-healthcheck-node';
 import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 
@@ -35,7 +36,9 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
               'healthcheck.minimumInterval',
             ),
             allowPlaceholderHosts:
-              readDesiredSliceSettings(config).allowPlaceholderHosts,
+              config.getOptionalBoolean(
+                'healthcheck.targets.allowPlaceholderHosts',
+              ) ?? false,
           }),
         );
       },

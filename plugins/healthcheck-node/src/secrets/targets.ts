@@ -1,4 +1,4 @@
-import { ProbeConfigError } from './probeErrors';
+import { ProbeConfigError } from '../probeConfigError';
 
 /**
  * A host and port to connect to. `host` is a name or a bare IP address

@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
-import type { ProbeResult } from '@vigil/plugin-healthcheck-node';
+import type { ProbeResult } from '../probes';
 import { EchoRedactor, secretEchoForms } from './secretEchoes';
 import { parseHostPort } from './targets';
 
