@@ -5,7 +5,7 @@ import { parseDuration } from '@vigil/plugin-healthcheck-common';
 /**
  * Reads a duration such as `30s` or `5m` from the config, in ms.
  * @throws InputError naming the key, the value and the problem.
- * @internal
+ * @public
  */
 export function readConfigDuration(
   config: Config,

@@ -1,7 +1,7 @@
 /**
  * A check whose configuration cannot run: a bad target, a pattern that does
  * not compile, a secret that no longer exists. Reported with kind `config`.
- * @internal
+ * @public
  */
 export class ProbeConfigError extends Error {
   readonly code = 'EVIGIL_PROBE_CONFIG';

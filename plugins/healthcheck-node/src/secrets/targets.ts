@@ -3,7 +3,7 @@ import { ProbeConfigError } from '../probeConfigError';
 /**
  * A host and port to connect to. `host` is a name or a bare IP address
  * (IPv6 without brackets).
- * @internal
+ * @public
  */
 export interface HostPort {
   host: string;
@@ -15,7 +15,7 @@ export interface HostPort {
  * or either behind the type's own scheme (`tcp://db:5432`, as Gatus writes
  * it). Without a port, `defaultPort` applies when there is one.
  *
- * @internal
+ * @public
  */
 export function parseHostPort(
   target: string,

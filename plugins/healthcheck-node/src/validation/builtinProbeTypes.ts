@@ -10,7 +10,7 @@ import { expectedPatternProblem } from './expectedPattern';
 /**
  * The longest `ca` a check may give, in characters: a bundle of a few dozen
  * PEM certificates.
- * @internal
+ * @public
  */
 export const MAX_CA_PEM_CHARS = 256 * 1024;
 
@@ -50,7 +50,7 @@ export const HTTP_PROBE_DEFAULTS = {
 /**
  * The most redirects and body bytes an `http` check may ask for; applied at
  * run time too.
- * @internal
+ * @public
  */
 export const HTTP_PROBE_LIMITS = {
   maxRedirects: 20,
@@ -163,7 +163,7 @@ export interface TcpProbeConfig {
 /**
  * The longest `send` of a `tcp` check, in bytes once its secrets are filled
  * in (and so in characters too); a probe says hello, it does not upload.
- * @internal
+ * @public
  */
 export const TCP_MAX_SEND_BYTES = 64 * 1024;
 
@@ -210,7 +210,7 @@ export const tlsProbeConfigSchema = {
 
 /**
  * What the `tcp` schema cannot judge: whether `expect` compiles.
- * @internal
+ * @public
  */
 export function validateTcpProbeConfig(
   config: TcpProbeConfig,
@@ -225,7 +225,7 @@ export function validateTcpProbeConfig(
 /**
  * The built-in probe types as validation sees them: name, config schema and
  * the checks a schema cannot make. No probe runs from these.
- * @internal
+ * @public
  */
 export function builtinProbeTypeDeclarations(): Array<
   Pick<ProbeType<any>, 'type' | 'configSchema' | 'validateConfig'>

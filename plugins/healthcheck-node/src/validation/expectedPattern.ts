@@ -10,7 +10,7 @@ import { ProbeConfigError } from '../probeConfigError';
 
 /**
  * A compiled `expect`: a substring, or `/pattern/flags` as RE2.
- * @internal
+ * @public
  */
 export interface ExpectedPattern {
   /** The pattern as the check writes it. */
@@ -38,7 +38,7 @@ const compiled = new LRUCache<string, ExpectedPattern>({ max: 512 });
  * linear time), anything else a substring. Compiled patterns are cached.
  *
  * @throws ProbeConfigError naming the pattern and why it does not compile.
- * @internal
+ * @public
  */
 export function parseExpectedPattern(expect: string): ExpectedPattern {
   let pattern = compiled.get(expect);
@@ -52,7 +52,7 @@ export function parseExpectedPattern(expect: string): ExpectedPattern {
 /**
  * Why an `expect` cannot be used, or `undefined` when it can; for checking
  * a check when it is loaded rather than when it runs.
- * @internal
+ * @public
  */
 export function expectedPatternProblem(expect: string): string | undefined {
   try {
@@ -113,7 +113,7 @@ const MIN_RESCAN_GAP_MS = 25;
  * per gap, the gap growing with the scan's own cost, so a peer that sends
  * one byte at a time cannot keep the event loop busy. A scan deferred by the
  * gap runs on a timer; `finish` scans what is left.
- * @internal
+ * @public
  */
 export class ExpectedPatternWatcher {
   readonly #pattern: ExpectedPattern;

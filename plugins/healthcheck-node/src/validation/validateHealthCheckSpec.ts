@@ -21,13 +21,13 @@ import { type ProbeSecrets, templateOrigin } from '../secrets/secrets';
 
 /**
  * The shortest interval a check may have unless configured otherwise.
- * @internal
+ * @public
  */
 export const DEFAULT_MIN_INTERVAL_MS = 5_000;
 
 /**
  * What a check spec is validated against besides its schema.
- * @internal
+ * @public
  */
 export interface HealthCheckSpecValidationOptions {
   /**
@@ -61,7 +61,7 @@ export interface HealthCheckSpecValidationOptions {
 /**
  * The probe types a validator knows. A type without `configSchema` or
  * `validateConfig` is known by name only: its config is not judged here.
- * @internal
+ * @public
  */
 export interface ProbeTypeLookup {
   get(
@@ -76,7 +76,7 @@ export interface ProbeTypeLookup {
 /**
  * A {@link ProbeTypeLookup} of these types; a later type of the same name
  * wins.
- * @internal
+ * @public
  */
 export function probeTypeLookup(
   probeTypes: Iterable<NonNullable<ReturnType<ProbeTypeLookup['get']>>>,
@@ -91,7 +91,7 @@ export function probeTypeLookup(
 /**
  * One thing wrong with a check spec: where (`spec.interval`,
  * `spec.conditions[2]`) and why.
- * @internal
+ * @public
  */
 export interface HealthCheckSpecProblem {
   path: string;
@@ -130,7 +130,7 @@ const validateSchema = ajv.compile(healthCheckSpecSchema);
  * do not parse). Empty when the spec is fine. For the catalog processor and
  * the API alike.
  *
- * @internal
+ * @public
  */
 export function validateHealthCheckSpec(
   spec: unknown,
@@ -261,7 +261,7 @@ export function validateHealthCheckSpec(
 
 /**
  * Problems as one sentence each: `spec.interval: "10x" is not a duration: ...`.
- * @internal
+ * @public
  */
 export function formatSpecProblems(
   problems: HealthCheckSpecProblem[],
