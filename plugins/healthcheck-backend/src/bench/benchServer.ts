@@ -11,6 +11,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+// A dev dependency on purpose: benches run from source, never in the build.
+// eslint-disable-next-line @backstage/no-undeclared-imports
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import type {
   AuthService,

@@ -15,10 +15,12 @@
 import os from 'node:os';
 import { appendFileSync } from 'node:fs';
 import { createServiceFactory } from '@backstage/backend-plugin-api';
-import { databaseServiceFactory } from '@backstage/backend-defaults/database';
-import { schedulerServiceFactory } from '@backstage/backend-defaults/scheduler';
 // Dev dependencies on purpose: the chaos suite runs from source and is
 // never part of the built plugin.
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { databaseServiceFactory } from '@backstage/backend-defaults/database';
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import { schedulerServiceFactory } from '@backstage/backend-defaults/scheduler';
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import type { Entity } from '@backstage/catalog-model';

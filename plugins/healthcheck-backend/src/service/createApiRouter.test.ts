@@ -39,4 +39,29 @@ describe('createApiRouter', () => {
     expect(res.status).toBe(500);
     expect(res.body.error.message).toBe('boom');
   });
+
+  it('validates a request against the operation of its own path, and passes undocumented paths by', async () => {
+    const route = Router();
+    route.get('/v1/slices/:sliceId/runs', (_req, res) => {
+      res.json({ ok: true });
+    });
+    route.get('/v1/not-in-the-document', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const app = appWithErrorMiddleware(createApiRouter([route]));
+
+    const bad = await request(app).get('/v1/slices/a/runs?limit=lots');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('limit');
+    expect((await request(app).get('/v1/slices/a/runs?limit=5')).status).toBe(
+      200,
+    );
+    expect(
+      (await request(app).get('/v1/not-in-the-document?limit=lots')).status,
+    ).toBe(200);
+    const document = await request(app).get('/openapi.json');
+    expect(Object.keys(document.body.paths)).toContain(
+      '/v1/slices/{sliceId}/runs',
+    );
+  });
 });
