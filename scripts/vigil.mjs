@@ -266,6 +266,12 @@ function test() {
     ['deduplicated lockfile', () => yarn(['dedupe', '--check'], { env })],
     ['types', () => yarn(['tsc'], { env })],
     ['plugin builds', () => buildPlugins(env)],
+    [
+      'API and knip reports (checked in, unchanged)',
+      () =>
+        yarn(['build:api-reports', '--ci'], { env }) ||
+        yarn(['build:knip-reports', '--ci'], { env }),
+    ],
     ['lint', () => yarn(['backstage-cli', 'repo', 'lint'], { env })],
     ['formatting', () => yarn(['prettier', '--check', '.'], { env })],
     [
