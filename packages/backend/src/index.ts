@@ -13,6 +13,10 @@ backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
 
 backend.add(import('@backstage/plugin-catalog-backend'));
 backend.add(import('@vigil/plugin-catalog-backend-module-healthcheck'));
+// Logs each catalog processing error as a warning, such as a configured
+// location file that does not exist, which otherwise only shows as an empty
+// catalog.
+backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
 
 backend.add(import('@backstage/plugin-events-backend'));
 backend.add(import('@backstage/plugin-signals-backend'));
