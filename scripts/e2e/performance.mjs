@@ -533,17 +533,23 @@ export async function measureOverview(
 
 /** The report: measurement, value, target, PASS/FAIL (or "info"). */
 export function formatReport(rows) {
-  const lines = rows.map(row => [
-    row.measurement,
-    `${Math.round(row.value)} ms`,
-    row.target === undefined ? '—' : `<= ${row.target} ms`,
-    row.target === undefined
-      ? 'info'
-      : row.value <= row.target
-      ? 'PASS'
-      : 'FAIL',
-  ]);
-  const header = ['measurement', 'value', 'target', 'result'];
+  return formatTable(
+    ['measurement', 'value', 'target', 'result'],
+    rows.map(row => [
+      row.measurement,
+      `${Math.round(row.value)} ms`,
+      row.target === undefined ? '—' : `<= ${row.target} ms`,
+      row.target === undefined
+        ? 'info'
+        : row.value <= row.target
+        ? 'PASS'
+        : 'FAIL',
+    ]),
+  );
+}
+
+/** A plain-text table: a header, a rule, and the lines, columns aligned. */
+export function formatTable(header, lines) {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...lines.map(line => line[column].length)),
   );

@@ -13,7 +13,6 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import {
   formatReport,
   getJson,
@@ -22,6 +21,7 @@ import {
   measureOverview,
   waitForSyntheticCatalog,
 } from './performance.mjs';
+import { isUp, launchChromium, stopProcessGroup } from './processes.mjs';
 import {
   syntheticTargetModes,
   writeSyntheticCatalog,
@@ -37,30 +37,9 @@ const CONFIG_FILES = [
   join(ROOT, 'app-config.yaml'),
   join(ROOT, 'scripts', 'e2e', 'app-config.e2e.yaml'),
 ];
-const CHROMIUM = process.env.VIGIL_CHROMIUM ?? '/usr/bin/chromium';
-// Without the background-networking flags Chromium floods the closed network.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 function log(message) {
   process.stderr.write(`[e2e] ${message}\n`);
-}
-
-async function isUp(url) {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-    return response.ok;
-  } catch {
-    return false;
-  }
 }
 
 async function waitUntilUp(urls, portal) {
@@ -172,25 +151,6 @@ function startPortal() {
   );
 }
 
-async function stopPortal(portal) {
-  if (portal.exitCode !== null) return;
-  const exited = new Promise(r => portal.once('exit', r));
-  try {
-    process.kill(-portal.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-portal.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }, 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 async function main() {
   mkdirSync(SHOTS, { recursive: true });
   await assertPortsFree();
@@ -210,10 +170,7 @@ async function main() {
     const seeded = waitForSyntheticCatalog(BACKEND, token);
     seeded.catch(() => {}); // awaited below; this only keeps Node quiet
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({
       viewport: { width: 1400, height: 900 },
     });
@@ -371,7 +328,7 @@ async function main() {
     log(`screenshots in ${SHOTS}`);
   } finally {
     await browser?.close();
-    await stopPortal(portal);
+    await stopProcessGroup(portal);
   }
   // After the portal stopped, so that its log does not interleave.
   process.stdout.write(
