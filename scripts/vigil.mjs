@@ -254,6 +254,8 @@ function test() {
     BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING:
       process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
       POSTGRES_URL,
+    // For the steps that run Yarn themselves.
+    VIGIL_YARN: JSON.stringify(YARN),
   };
   const steps = [
     [
@@ -322,6 +324,15 @@ function test() {
       () => {
         ensureChromium();
         return run(process.execPath, ['scripts/e2e/smoke.mjs'], { env });
+      },
+    ],
+    [
+      'production bundle (yarn build:backend, node packages/backend on PostgreSQL) and page loads beside yarn dev',
+      () => {
+        ensureChromium();
+        return run(process.execPath, ['scripts/e2e/productionBundle.mjs'], {
+          env,
+        });
       },
     ],
   ];
