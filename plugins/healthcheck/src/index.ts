@@ -33,7 +33,6 @@ export { EntityHealthOverviewCard } from './components/HealthOverviewCard';
 export {
   HealthDependencyMapCard,
   HealthEntityNode,
-  HealthNodesProvider,
   HealthLegend,
 } from './components/HealthDependencyMap';
 export {

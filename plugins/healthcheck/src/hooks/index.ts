@@ -1,5 +1,6 @@
 export {
   listConcerns,
+  liveKeyOf,
   useLiveRefresh,
   POLL_INTERVAL_MS,
 } from './useLiveRefresh';

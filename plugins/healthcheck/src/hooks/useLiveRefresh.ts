@@ -9,8 +9,11 @@ import { useEffect, useRef } from 'react';
 /** How often pages poll when signals are unavailable. */
 export const POLL_INTERVAL_MS = 30_000;
 
-/** The live key of a status signal, if the message is one. */
-function liveKeyOf(message: unknown): string | undefined {
+/**
+ * The live key of a status signal, if the message is one.
+ * @internal
+ */
+export function liveKeyOf(message: unknown): string | undefined {
   const signal = message as Partial<SystemStatusSignal> | undefined;
   return signal?.type === 'SYSTEM_STATUS_CHANGED' &&
     typeof signal.liveKey === 'string'

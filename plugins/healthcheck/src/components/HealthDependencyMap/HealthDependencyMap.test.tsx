@@ -7,8 +7,9 @@ import {
 } from '@backstage/catalog-model';
 import {
   catalogGraphApiRef,
+  catalogGraphRouteRef,
   DefaultCatalogGraphApi,
-  EntityRelationsGraph,
+  EntityCatalogGraphCard,
 } from '@backstage/plugin-catalog-graph';
 import {
   catalogApiRef,
@@ -32,7 +33,6 @@ import {
 } from '../HealthStatusBadge/__testUtils__/fixtures';
 import { HealthDependencyMapCard } from './HealthDependencyMapCard';
 import { HealthEntityNode } from './HealthEntityNode';
-import { HealthNodesProvider } from './HealthNodesProvider';
 
 function entity(
   kind: string,
@@ -113,7 +113,12 @@ async function renderMap(
     >
       <EntityProvider entity={paymentsApi}>{graph}</EntityProvider>
     </TestApiProvider>,
-    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
+    {
+      mountedRoutes: {
+        '/catalog/:namespace/:kind/:name': entityRouteRef,
+        '/catalog-graph': catalogGraphRouteRef,
+      },
+    },
   );
 }
 
@@ -217,37 +222,49 @@ describe('HealthDependencyMapCard', () => {
     expect(listSystems).toHaveBeenCalledTimes(1);
   });
 
-  describe('HealthEntityNode, as renderNode of a stock graph', () => {
-    const stockGraph = (
-      <EntityRelationsGraph
-        rootEntityNames={{
-          kind: 'component',
-          namespace: 'default',
-          name: 'payments-api',
-        }}
-        relations={[RELATION_PART_OF]}
-        renderNode={HealthEntityNode}
-      />
-    );
-
-    it('shows the health it gets from a HealthNodesProvider', async () => {
+  describe('HealthEntityNode, as renderNode of the stock Relations card', () => {
+    it('shows each system’s health with nothing around the card, one request for all its nodes', async () => {
+      const listSystems = jest.fn(async () =>
+        systemList([paymentsHealth(), authHealth]),
+      );
       await renderMap(
-        async () => systemList([paymentsHealth()]),
+        listSystems,
         createMockSignalApi(),
-        <HealthNodesProvider>{stockGraph}</HealthNodesProvider>,
+        <EntityCatalogGraphCard
+          relations={[RELATION_PART_OF, RELATION_DEPENDS_ON]}
+          renderNode={HealthEntityNode}
+        />,
       );
       await untilDrawn(nodes =>
-        expect(nodes).toEqual(['payments-api: Degraded', 'payments: Degraded']),
+        expect(nodes).toEqual([
+          'auth-api: Healthy',
+          'payments-api: Degraded',
+          'payments-db',
+          'payments: Degraded',
+        ]),
       );
+      expect(listSystems).toHaveBeenCalledTimes(1);
     });
 
-    it('shows only names without a provider, and fetches nothing', async () => {
-      const listSystems = jest.fn();
-      await renderMap(listSystems, createMockSignalApi(), stockGraph);
-      await untilDrawn(nodes =>
-        expect(nodes).toEqual(['payments', 'payments-api']),
+    it('colours a node’s border by its system’s status: healthy and degraded differ', async () => {
+      await renderMap(
+        async () => systemList([paymentsHealth(), authHealth]),
+        createMockSignalApi(),
+        <EntityCatalogGraphCard
+          relations={[RELATION_DEPENDS_ON]}
+          renderNode={HealthEntityNode}
+        />,
       );
-      expect(listSystems).not.toHaveBeenCalled();
+      await untilDrawn(nodes => expect(nodes).toContain('auth-api: Healthy'));
+      const borderOf = (name: string) =>
+        screen
+          .getAllByTestId('node')
+          .find(node => node.querySelector('text')?.textContent === name)
+          ?.querySelector('rect')?.style.stroke;
+      expect(borderOf('auth-api')).toBeTruthy();
+      expect(borderOf('payments-api')).toBeTruthy();
+      expect(borderOf('auth-api')).not.toEqual(borderOf('payments-api'));
+      expect(borderOf('payments-db')).toBeFalsy();
     });
   });
 });

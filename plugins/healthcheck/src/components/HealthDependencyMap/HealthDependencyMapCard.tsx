@@ -22,7 +22,7 @@ import { useCallback, useMemo } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { HealthEntityNode } from './HealthEntityNode';
 import { HealthLegend } from './HealthLegend';
-import { HealthNodesProvider, useHealthNodes } from './HealthNodesProvider';
+import { useSystemsHealth } from './useSystemsHealth';
 
 /** Dependencies both ways, and what systems are made of. */
 const DEFAULT_RELATIONS = [
@@ -70,26 +70,24 @@ export function HealthDependencyMapCard(props: HealthDependencyMapCardProps) {
 
   return (
     <EntityInfoCard title={title} className={className}>
-      <HealthNodesProvider>
-        <Flex direction="column" gap="3">
-          <HealthUnavailableAlert />
-          <EntityRelationsGraph
-            rootEntityNames={rootEntityNames}
-            relations={DEFAULT_RELATIONS}
-            kinds={DEFAULT_KINDS}
-            maxDepth={2}
-            unidirectional
-            mergeRelations
-            direction={Direction.LEFT_RIGHT}
-            zoom="enable-on-click"
-            onNodeClick={openEntityPage}
-            renderNode={HealthEntityNode}
-            {...graphProps}
-            className={classes.graph}
-          />
-          <HealthLegend />
-        </Flex>
-      </HealthNodesProvider>
+      <Flex direction="column" gap="3">
+        <HealthUnavailableAlert />
+        <EntityRelationsGraph
+          rootEntityNames={rootEntityNames}
+          relations={DEFAULT_RELATIONS}
+          kinds={DEFAULT_KINDS}
+          maxDepth={2}
+          unidirectional
+          mergeRelations
+          direction={Direction.LEFT_RIGHT}
+          zoom="enable-on-click"
+          onNodeClick={openEntityPage}
+          renderNode={HealthEntityNode}
+          {...graphProps}
+          className={classes.graph}
+        />
+        <HealthLegend />
+      </Flex>
     </EntityInfoCard>
   );
 }
@@ -104,8 +102,8 @@ function useOpenEntityPage() {
 }
 
 function HealthUnavailableAlert() {
-  const health = useHealthNodes();
-  if (!health?.error) {
+  const health = useSystemsHealth();
+  if (!health.error) {
     return null;
   }
   return (
@@ -115,7 +113,7 @@ function HealthUnavailableAlert() {
       title="Could not load the health of the systems; the graph shows none."
       description={health.error.message}
       customActions={
-        <Button size="small" variant="secondary" onPress={health.retry}>
+        <Button size="small" variant="secondary" onPress={health.reload}>
           Retry
         </Button>
       }

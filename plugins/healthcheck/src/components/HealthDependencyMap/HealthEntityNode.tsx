@@ -5,7 +5,7 @@ import { EntityNode } from '@backstage/plugin-catalog-graph';
 import { makeStyles } from '@material-ui/core/styles';
 import { useLayoutEffect, useRef, useState } from 'react';
 import { useHealthColor } from '../HealthStatusBadge/StatusIcon';
-import { useEntityNodeHealth } from './HealthNodesProvider';
+import { useEntityNodeHealth } from './useSystemsHealth';
 
 const PADDING = 10;
 const ICON_SIZE = 20;
@@ -27,13 +27,11 @@ const useStyles = makeStyles(theme => ({
 
 /**
  * A catalog graph node that shows its entity's health: the name, and the
- * status of the entity's system as icon, word and border colour. Pass it as
- * `renderNode` of `EntityRelationsGraph`, `EntityCatalogGraphCard` or
- * `CatalogGraphPage`.
- *
- * It does not fetch: it reads the health from the nearest
- * {@link HealthNodesProvider}, which loads every system in one request.
- * Without a provider, nodes show only the name.
+ * status of the entity's system as icon, word and border colour, kept live.
+ * Pass it as `renderNode` of the stock `CatalogGraphPage`,
+ * `EntityCatalogGraphCard` or `EntityRelationsGraph`; nothing needs to wrap
+ * them. All the nodes of an app share one request for the health of every
+ * system (up to 500).
  * @public
  */
 export function HealthEntityNode(
