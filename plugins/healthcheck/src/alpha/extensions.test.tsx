@@ -30,6 +30,7 @@ import {
   paymentsHealth,
   paymentsSystem,
 } from '../components/HealthStatusBadge/__testUtils__/fixtures';
+import { stubSvgLayout } from '../components/HealthDependencyMap/__testUtils__/drawnGraph';
 import { rootRouteRef } from '../routes';
 import {
   entityHealthBadgeLink,
@@ -154,10 +155,7 @@ describe('the new frontend system extensions', () => {
   });
 
   it('entity-card:healthcheck/health-dependency-map draws the health on a dependency graph', async () => {
-    Object.defineProperty(window.SVGElement.prototype, 'getBBox', {
-      configurable: true,
-      value: () => ({ x: 0, y: 0, width: 100, height: 30 }),
-    });
+    stubSvgLayout();
     const tester = createExtensionTester(entityHealthDependencyMapCard);
     const appliesTo = filterOf(tester);
     expect(appliesTo(paymentsSystem)).toBe(true);

@@ -11,6 +11,8 @@ import {
   healthcheckPage,
 } from './extensions';
 
+export { catalogGraphHealthModule } from './catalogGraphHealthModule';
+
 /**
  * The health-check plugin for Backstage's new frontend system.
  * @alpha

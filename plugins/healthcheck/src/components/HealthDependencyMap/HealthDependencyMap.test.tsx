@@ -19,7 +19,7 @@ import {
 import { catalogApiMock } from '@backstage/plugin-catalog-react/testUtils';
 import { signalApiRef } from '@backstage/plugin-signals-react';
 import { renderInTestApp, TestApiProvider } from '@backstage/test-utils';
-import { screen, waitFor, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import { ReactNode } from 'react';
 import {
   SystemHealthSummary,
@@ -33,6 +33,7 @@ import {
 } from '../HealthStatusBadge/__testUtils__/fixtures';
 import { HealthDependencyMapCard } from './HealthDependencyMapCard';
 import { HealthEntityNode } from './HealthEntityNode';
+import { stubSvgLayout, untilDrawn } from './__testUtils__/drawnGraph';
 
 function entity(
   kind: string,
@@ -122,36 +123,8 @@ async function renderMap(
   );
 }
 
-/** What each drawn node says: its name, then its status word if any. */
-function drawnNodes(): string[] {
-  return screen
-    .queryAllByTestId('node')
-    .map(node =>
-      Array.from(node.querySelectorAll('text'))
-        .map(text => text.textContent)
-        .join(': '),
-    )
-    .sort();
-}
-
-/**
- * Waits until the graph draws what is expected: the graph lays out in
- * debounced steps, which take long on a busy machine.
- */
-async function untilDrawn(expectation: (nodes: string[]) => void) {
-  await waitFor(() => expectation(drawnNodes()), {
-    timeout: 10_000,
-  });
-}
-
 describe('HealthDependencyMapCard', () => {
-  beforeAll(() => {
-    // jsdom does not lay out SVG; the graph measures its nodes.
-    Object.defineProperty(window.SVGElement.prototype, 'getBBox', {
-      configurable: true,
-      value: () => ({ x: 0, y: 0, width: 100, height: 30 }),
-    });
-  });
+  beforeAll(stubSvgLayout);
 
   it("draws each node with its system's status, fetching all systems once", async () => {
     const listSystems = jest.fn(async () =>
