@@ -8,6 +8,15 @@ export {
   healthcheckPlugin,
   HealthcheckPage,
   EntityHealthContent,
+  EntityHealthOverviewCard,
+  HealthDependencyMapCard,
+  HealthLegend,
+  HealthStatusBadge,
+  EntityHealthStatusBadge,
+  CopyBadgeMarkdownButton,
+  CheckForm,
+  CheckFormDialog,
+  NewCheckButton,
 } from './plugin';
 export {
   isHealthTabAvailable,
@@ -20,23 +29,19 @@ export {
 } from './api/HealthcheckApi';
 export { HealthcheckClient } from './api/HealthcheckClient';
 export {
-  HealthStatusBadge,
-  EntityHealthStatusBadge,
-  CopyBadgeMarkdownButton,
   useCopyBadgeMarkdown,
   useCopyEntityBadgeMarkdown,
   type HealthStatusBadgeProps,
   type EntityHealthStatusBadgeProps,
   type CopyBadgeMarkdownButtonProps,
 } from './components/HealthStatusBadge';
-export { EntityHealthOverviewCard } from './components/HealthOverviewCard';
+export type { EntityHealthOverviewCardProps } from './components/HealthOverviewCard';
 export {
-  HealthDependencyMapCard,
   HealthEntityNode,
-  HealthLegend,
+  type HealthDependencyMapCardProps,
 } from './components/HealthDependencyMap';
-export {
-  CheckForm,
-  CheckFormDialog,
-  NewCheckButton,
+export type {
+  CheckFormProps,
+  CheckFormDialogProps,
+  NewCheckButtonProps,
 } from './components/CheckForm';
