@@ -3,7 +3,11 @@ import {
   TestDatabaseId,
   TestDatabases,
 } from '@backstage/backend-test-utils';
-import { Entity } from '@backstage/catalog-model';
+import {
+  Entity,
+  parseEntityRef,
+  stringifyEntityRef,
+} from '@backstage/catalog-model';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import type { EventParams, EventsService } from '@backstage/plugin-events-node';
@@ -47,9 +51,14 @@ export function withDependsOnRelations(entities: Entity[]): Entity[] {
     const dependsOn = (entity.spec?.dependsOn ?? []) as string[];
     return {
       ...entity,
+      // In full, as the catalog writes relations of short refs.
       relations: dependsOn.map(target => ({
         type: 'dependsOn',
-        targetRef: target.toLowerCase(),
+        targetRef: stringifyEntityRef(
+          parseEntityRef(target, {
+            defaultNamespace: entity.metadata.namespace ?? 'default',
+          }),
+        ).toLowerCase(),
       })),
     };
   });
