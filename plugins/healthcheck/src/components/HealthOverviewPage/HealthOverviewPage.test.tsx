@@ -95,7 +95,18 @@ describe('HealthOverviewPage', () => {
       expect(lastQuery(listSystems).status).toEqual(['unhealthy', 'degraded']),
     );
 
-    // The owners are the catalog's, as stored.
+    // The owners are the catalog's, in full whether stored short
+    // (search-team) or not, each once though the page shows them too.
+    expect(
+      Array.from(
+        screen.getByLabelText('Owner').querySelectorAll('option'),
+        option => option.textContent,
+      ),
+    ).toEqual([
+      'Any owner',
+      'group:default/payments-team',
+      'group:default/search-team',
+    ]);
     await userEvent.selectOptions(
       screen.getByLabelText('Owner'),
       'group:default/search-team',

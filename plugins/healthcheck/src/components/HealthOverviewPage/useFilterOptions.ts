@@ -1,3 +1,4 @@
+import { parseEntityRef, stringifyEntityRef } from '@backstage/catalog-model';
 import { useApi } from '@backstage/core-plugin-api';
 import { catalogApiRef } from '@backstage/plugin-catalog-react';
 import { SystemHealthSummary } from '@vigil/plugin-healthcheck-common';
@@ -11,8 +12,10 @@ const ENVIRONMENT_ANNOTATION = 'vigil.dev/environment';
  * The choices of the owner and environment filters: the owners of System
  * entities and the environments the catalog's annotations name (from the
  * catalog's facets, so all of them, not one page's), plus what the pages
- * seen so far show and the current choice. The backend matches both
- * exactly (without regard to case), so the choices are the values as stored.
+ * seen so far show and the current choice. Owners are full refs, as the
+ * backend names them, whether the catalog stores `data-team` or
+ * `group:default/data-team`; environments are the names as stored (the
+ * backend matches both without regard to case).
  * @internal
  */
 export function useFilterOptions(
@@ -67,7 +70,11 @@ export function useFilterOptions(
   return useMemo(
     () => ({
       owners: distinct(
-        [...(facets?.owners ?? []), ...seen.current.owners, selected.owner],
+        [
+          ...(facets?.owners ?? []).map(fullOwnerRef),
+          ...seen.current.owners,
+          selected.owner,
+        ],
         value => value.toLowerCase(),
       ),
       environments: distinct(
@@ -83,6 +90,20 @@ export function useFilterOptions(
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [facets, ownerKey, environmentKey, selected.owner, selected.environment],
   );
+}
+
+/** An owner as a full ref (a group by default); unparsable ones as stored. */
+function fullOwnerRef(owner: string): string {
+  try {
+    return stringifyEntityRef(
+      parseEntityRef(owner, {
+        defaultKind: 'group',
+        defaultNamespace: 'default',
+      }),
+    );
+  } catch {
+    return owner;
+  }
 }
 
 function distinct(values: string[], key: (value: string) => string): string[] {

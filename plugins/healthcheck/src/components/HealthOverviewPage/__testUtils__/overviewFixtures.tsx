@@ -137,9 +137,10 @@ export async function renderPage(options: {
   element?: JSX.Element;
 }) {
   const facetValues: Record<string, Array<{ value: string; count: number }>> = {
+    // As stored: one short ref.
     'spec.owner': [
       { value: 'group:default/payments-team', count: 1 },
-      { value: 'group:default/search-team', count: 1 },
+      { value: 'search-team', count: 1 },
     ],
     'metadata.annotations.vigil.dev/environments': [
       { value: 'production,staging', count: 2 },
