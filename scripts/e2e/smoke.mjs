@@ -72,6 +72,40 @@ async function reloadUntilVisible(page, url, locate) {
   }
 }
 
+/**
+ * The health graph nodes on the page: what each says (name, status word)
+ * and its border colour, with the title of the card it is in (none on the
+ * Catalog Graph page).
+ */
+function drawnHealthNodes(page) {
+  return page.$$eval('svg g[data-testid="node"]', nodes =>
+    nodes.map(node => {
+      let card = node.parentElement;
+      while (card && !card.querySelector('h1, h2, h3, h4, h5, h6')) {
+        card = card.parentElement;
+      }
+      return {
+        card: card?.querySelector('h1, h2, h3, h4, h5, h6')?.textContent,
+        texts: Array.from(node.querySelectorAll('text'), t => t.textContent),
+        border: getComputedStyle(node.querySelector('rect')).stroke,
+      };
+    }),
+  );
+}
+
+/** Polls until `accept` finds what it needs in the drawn nodes. */
+async function untilNodes(page, accept, what) {
+  const started = Date.now();
+  let nodes = [];
+  while (Date.now() - started < 60_000) {
+    nodes = await drawnHealthNodes(page);
+    const found = accept(nodes);
+    if (found) return found;
+    await new Promise(r => setTimeout(r, 500));
+  }
+  throw new Error(`${what}; the nodes drawn: ${JSON.stringify(nodes)}`);
+}
+
 /** How long the open tab may take to show a failing target before the test fails: 2 runs at 10 s, the rollup window, slack. */
 const FAILURE_SHOWN_LIMIT_MS = 45_000;
 /** Issue 7: a failure shows within the check's interval x failure threshold plus this. */
@@ -272,6 +306,35 @@ async function main() {
       `the overview page lists the systems ${overviewMs} ms after navigation and filters to the unhealthy ones`,
     );
 
+    // Analytics writes its refs short (owner: data-team, system: analytics):
+    // the overview names its owner in full and filters by it, and the Health
+    // tabs of the system and of its component show its check.
+    await page.getByRole('button', { name: 'Clear filters' }).first().click();
+    await page
+      .getByLabel('Owner')
+      .selectOption('group:default/data-team', { timeout: 30_000 });
+    const analyticsLink = page.getByRole('link', {
+      name: 'Analytics',
+      exact: true,
+    });
+    await analyticsLink.waitFor();
+    await page
+      .locator('a[href$="/catalog/default/group/data-team"]')
+      .first()
+      .waitFor();
+    await page.screenshot({
+      path: join(SHOTS, '06b-overview-short-owner.png'),
+    });
+    await page.goto(`${FRONTEND}/catalog/default/system/analytics/health`);
+    await page.getByText('Analytics health endpoint').first().waitFor();
+    await page.goto(
+      `${FRONTEND}/catalog/default/component/reporting-dashboard/health`,
+    );
+    await page.getByText('Analytics health endpoint').first().waitFor();
+    log(
+      'short refs: the overview filters analytics by its owner data-team in full; its Health tabs show its check',
+    );
+
     // The dependency map marks the failing system's node (storefront's
     // web front end depends on auth-service, a part of identity).
     await page.goto(`${FRONTEND}/catalog/default/system/storefront`);
@@ -288,6 +351,57 @@ async function main() {
       fullPage: true,
     });
     log('the dependency map shows each system’s health on its nodes');
+
+    // The stock Catalog Graph page draws health nodes too (the demo app
+    // installs catalogGraphHealthModule): from analytics, whose refs are
+    // short, through reporting-dashboard to auth-service in identity.
+    started = Date.now();
+    await page.goto(
+      `${FRONTEND}/catalog-graph?rootEntityRefs[]=system:default/analytics&maxDepth=3&selectedKinds[]=system&selectedKinds[]=component&unidirectional=true`,
+    );
+    const statusOf = (nodes, name) =>
+      nodes.find(node => node.texts[0] === name);
+    const graphNodes = await untilNodes(
+      page,
+      nodes => {
+        const analytics = statusOf(nodes, 'Analytics');
+        const identity = statusOf(nodes, 'Identity');
+        return analytics?.texts[1] === 'Healthy' &&
+          identity?.texts[1] === 'Unhealthy'
+          ? { analytics, identity }
+          : undefined;
+      },
+      'the Catalog Graph page did not show analytics healthy and identity unhealthy',
+    );
+    const graphPageMs = Date.now() - started;
+    if (graphNodes.analytics.border === graphNodes.identity.border) {
+      throw new Error(
+        `healthy and unhealthy nodes share the border ${graphNodes.identity.border}`,
+      );
+    }
+    await page.screenshot({ path: join(SHOTS, '08-catalog-graph-page.png') });
+    log(
+      `the stock Catalog Graph page colours its nodes by health ${graphPageMs} ms after navigation (healthy ${graphNodes.analytics.border}, unhealthy ${graphNodes.identity.border})`,
+    );
+
+    // And the stock Relations card of an entity page.
+    await page.goto(`${FRONTEND}/catalog/default/system/identity`);
+    await untilNodes(
+      page,
+      nodes =>
+        nodes.find(
+          node =>
+            node.card === 'Relations' &&
+            node.texts[0] === 'Identity' &&
+            node.texts[1] === 'Unhealthy',
+        ),
+      'the Relations card did not show identity unhealthy',
+    );
+    await page.screenshot({
+      path: join(SHOTS, '09-relations-card.png'),
+      fullPage: true,
+    });
+    log('the stock Relations card shows each system’s health on its nodes');
 
     await setDemoTarget('production', 'identity', 'healthy');
 
@@ -338,7 +452,7 @@ async function main() {
 
 main().then(
   () => {
-    process.stdout.write('e2e smoke: 9 passed, 0 failed\n');
+    process.stdout.write('e2e smoke: 12 passed, 0 failed\n');
   },
   error => {
     log(`failed: ${error.stack ?? error}`);
