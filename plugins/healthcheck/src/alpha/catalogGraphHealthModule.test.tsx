@@ -17,7 +17,6 @@ import {
 } from '@backstage/plugin-catalog-react';
 import { catalogApiMock } from '@backstage/plugin-catalog-react/testUtils';
 import { screen } from '@testing-library/react';
-import { SystemListResponse } from '@vigil/plugin-healthcheck-common';
 import { HealthcheckApi, healthcheckApiRef } from '../api/HealthcheckApi';
 import { paymentsHealth } from '../components/HealthStatusBadge/__testUtils__/fixtures';
 import {
@@ -40,8 +39,7 @@ function entity(kind: string, name: string, relatedTo: string): Entity {
   };
 }
 
-// payments-api is part of payments (degraded); auth is in no list: the
-// backend lists every system, so it has no checks.
+// payments-api is part of payments, which is degraded.
 const paymentsApi = entity(
   'Component',
   'payments-api',
@@ -52,14 +50,12 @@ const entities = [
   entity('System', 'payments', 'component:default/payments-api'),
 ];
 
-const listSystems = jest.fn<Promise<SystemListResponse>, []>(async () => ({
-  items: [paymentsHealth()],
-  totalCount: 1,
-  counts: { healthy: 0, degraded: 1, unhealthy: 0, unknown: 0, paused: 0 },
-}));
+const getSystem = jest.fn(async (systemRef: string) =>
+  systemRef === 'system:default/payments' ? paymentsHealth() : undefined,
+);
 
 function renderWithApis(element: JSX.Element) {
-  const api: Partial<HealthcheckApi> = { listSystems };
+  const api: Partial<HealthcheckApi> = { getSystem };
   return renderInTestApp(element, {
     apis: [
       [healthcheckApiRef, api],
@@ -77,7 +73,7 @@ const PAYMENTS_DEGRADED = ['payments-api: Degraded', 'payments: Degraded'];
 
 describe('catalogGraphHealthModule', () => {
   beforeAll(stubSvgLayout);
-  beforeEach(() => listSystems.mockClear());
+  beforeEach(() => getSystem.mockClear());
 
   it("replaces the stock plugin's page in an app: its nodes show health", async () => {
     renderTestApp({
@@ -86,7 +82,7 @@ describe('catalogGraphHealthModule', () => {
         `/catalog-graph?rootEntityRefs[]=component:default/payments-api&selectedRelations[]=${RELATION_PART_OF}`,
       ],
       apis: [
-        [healthcheckApiRef, { listSystems }],
+        [healthcheckApiRef, { getSystem }],
         [catalogApiRef, catalogApiMock({ entities })],
       ],
       mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef },
@@ -105,7 +101,7 @@ describe('catalogGraphHealthModule', () => {
     );
     expect(await screen.findByText('Relations')).toBeInTheDocument();
     await untilDrawn(nodes => expect(nodes).toEqual(PAYMENTS_DEGRADED));
-    expect(listSystems).toHaveBeenCalledTimes(1);
+    expect(getSystem).toHaveBeenCalledTimes(1);
   });
 
   it("the Catalog Graph page draws each node with its system's health, configured as the stock page", async () => {

@@ -21,10 +21,8 @@ import { signalApiRef } from '@backstage/plugin-signals-react';
 import { renderInTestApp, TestApiProvider } from '@backstage/test-utils';
 import { screen, within } from '@testing-library/react';
 import { ReactNode } from 'react';
-import {
-  SystemHealthSummary,
-  SystemListResponse,
-} from '@vigil/plugin-healthcheck-common';
+import { SystemHealthDetails } from '@vigil/plugin-healthcheck-common';
+import userEvent from '@testing-library/user-event';
 import { HealthcheckApi, healthcheckApiRef } from '../../api/HealthcheckApi';
 import {
   createMockSignalApi,
@@ -79,7 +77,7 @@ const catalogEntities = [
   ]),
 ];
 
-const authHealth: SystemHealthSummary = paymentsHealth({
+const authHealth: SystemHealthDetails = paymentsHealth({
   systemRef: 'system:default/auth',
   liveKey: 'live-key-of-auth',
   name: 'auth',
@@ -90,23 +88,31 @@ const authHealth: SystemHealthSummary = paymentsHealth({
   total: 2,
 });
 
-function systemList(items: SystemHealthSummary[]): SystemListResponse {
-  return {
-    items,
-    totalCount: items.length,
-    counts: { healthy: 0, degraded: 0, unhealthy: 0, unknown: 0, paused: 0 },
-  };
+/** The card's nodes of payments-api when both systems have loaded. */
+const EVERY_NODE_WITH_HEALTH = [
+  'auth-api: Healthy',
+  'auth: Healthy',
+  'payments-api: Degraded',
+  'payments-db',
+  'payments: Degraded',
+];
+
+/** A getSystem that answers from these rollups; others have no checks. */
+function healthOf(...rollups: SystemHealthDetails[]) {
+  return jest.fn(async (systemRef: string) =>
+    rollups.find(rollup => rollup.systemRef === systemRef),
+  );
 }
 
 async function renderMap(
-  listSystems: HealthcheckApi['listSystems'],
+  getSystem: HealthcheckApi['getSystem'],
   signalApi = createMockSignalApi(),
   graph: ReactNode = <HealthDependencyMapCard />,
 ) {
   await renderInTestApp(
     <TestApiProvider
       apis={[
-        [healthcheckApiRef, { listSystems }],
+        [healthcheckApiRef, { getSystem }],
         [catalogApiRef, catalogApiMock({ entities: catalogEntities })],
         [catalogGraphApiRef, new DefaultCatalogGraphApi()],
         [signalApiRef, signalApi],
@@ -126,32 +132,24 @@ async function renderMap(
 describe('HealthDependencyMapCard', () => {
   beforeAll(stubSvgLayout);
 
-  it("draws each node with its system's status, fetching all systems once", async () => {
-    const listSystems = jest.fn(async () =>
-      systemList([paymentsHealth(), authHealth]),
-    );
-    await renderMap(listSystems);
+  it("draws each node with its system's status, asking once for each system shown", async () => {
+    const getSystem = healthOf(paymentsHealth(), authHealth);
+    await renderMap(getSystem);
 
-    await untilDrawn(nodes =>
-      expect(nodes).toEqual([
-        'auth-api: Healthy',
-        'auth: Healthy',
-        'payments-api: Degraded',
-        'payments-db',
-        'payments: Degraded',
-      ]),
-    );
-    expect(listSystems).toHaveBeenCalledTimes(1);
-    expect(listSystems).toHaveBeenCalledWith({ limit: 500 });
+    await untilDrawn(nodes => expect(nodes).toEqual(EVERY_NODE_WITH_HEALTH));
+    expect(getSystem.mock.calls.map(([ref]) => ref).sort()).toEqual([
+      'system:default/auth',
+      'system:default/payments',
+    ]);
   });
 
-  it('shows "No checks" for a system the backend does not list', async () => {
-    await renderMap(async () => systemList([paymentsHealth()]));
+  it('shows "No checks" for a system the backend does not know', async () => {
+    await renderMap(healthOf(paymentsHealth()));
     await untilDrawn(nodes => expect(nodes).toContain('auth: No checks'));
   });
 
   it('explains every status in a legend, as icon and word', async () => {
-    await renderMap(async () => systemList([]));
+    await renderMap(healthOf());
     const legend = screen.getByRole('list', { name: 'Health legend' });
     const items = within(legend).getAllByRole('listitem');
     expect(items.map(item => item.textContent)).toEqual([
@@ -165,43 +163,69 @@ describe('HealthDependencyMapCard', () => {
     items.forEach(item => expect(item.querySelector('svg')).not.toBeNull());
   });
 
-  it('refetches the health when the backend signals a status change', async () => {
+  it('says when some health could not be loaded, and retries those', async () => {
+    const getSystem = jest
+      .fn<Promise<SystemHealthDetails | undefined>, [string]>()
+      .mockImplementation(async ref =>
+        ref === 'system:default/auth' ? authHealth : paymentsHealth(),
+      )
+      .mockImplementationOnce(async () => {
+        throw new Error('database unreachable');
+      });
+    await renderMap(getSystem);
+    expect(
+      await screen.findByText(
+        'Could not load the health of some systems; their nodes show none.',
+      ),
+    ).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
+
+    await untilDrawn(nodes => expect(nodes).toEqual(EVERY_NODE_WITH_HEALTH));
+    expect(
+      screen.queryByText(
+        'Could not load the health of some systems; their nodes show none.',
+      ),
+    ).not.toBeInTheDocument();
+  });
+
+  it('reloads a system when the backend signals its status changed', async () => {
     const signalApi = createMockSignalApi();
     const recovered = paymentsHealth({ status: 'healthy', reasons: [] });
-    const listSystems = jest
-      .fn<Promise<SystemListResponse>, []>()
-      .mockResolvedValueOnce(systemList([paymentsHealth(), authHealth]))
-      .mockResolvedValue(systemList([recovered, authHealth]));
-    await renderMap(listSystems, signalApi);
+    const getSystem = jest
+      .fn<Promise<SystemHealthDetails | undefined>, [string]>()
+      .mockImplementation(async ref =>
+        ref === 'system:default/auth' ? authHealth : paymentsHealth(),
+      );
+    await renderMap(getSystem, signalApi);
     await untilDrawn(nodes => expect(nodes).toContain('payments: Degraded'));
 
+    getSystem.mockImplementation(async ref =>
+      ref === 'system:default/auth' ? authHealth : recovered,
+    );
     signalApi.emit(statusChanged(recovered));
 
     await untilDrawn(nodes => expect(nodes).toContain('payments: Healthy'));
-    expect(listSystems).toHaveBeenCalledTimes(2);
+    expect(getSystem).toHaveBeenCalledTimes(3);
   });
 
-  it('ignores the signals of systems it does not list when it lists them all', async () => {
+  it('ignores the signals of systems it does not show', async () => {
     const signalApi = createMockSignalApi();
-    const listSystems = jest
-      .fn<Promise<SystemListResponse>, []>()
-      .mockResolvedValue(systemList([paymentsHealth(), authHealth]));
-    await renderMap(listSystems, signalApi);
+    const getSystem = healthOf(paymentsHealth(), authHealth);
+    await renderMap(getSystem, signalApi);
     await untilDrawn(nodes => expect(nodes).toContain('payments: Degraded'));
 
     signalApi.emit({ type: 'SYSTEM_STATUS_CHANGED', liveKey: 'hidden-system' });
 
     await new Promise(resolve => setTimeout(resolve, 100));
-    expect(listSystems).toHaveBeenCalledTimes(1);
+    expect(getSystem).toHaveBeenCalledTimes(2);
   });
 
   describe('HealthEntityNode, as renderNode of the stock Relations card', () => {
-    it('shows each system’s health with nothing around the card, one request for all its nodes', async () => {
-      const listSystems = jest.fn(async () =>
-        systemList([paymentsHealth(), authHealth]),
-      );
+    it('shows each system’s health with nothing around the card, one request per system', async () => {
+      const getSystem = healthOf(paymentsHealth(), authHealth);
       await renderMap(
-        listSystems,
+        getSystem,
         createMockSignalApi(),
         <EntityCatalogGraphCard
           relations={[RELATION_PART_OF, RELATION_DEPENDS_ON]}
@@ -216,12 +240,13 @@ describe('HealthDependencyMapCard', () => {
           'payments: Degraded',
         ]),
       );
-      expect(listSystems).toHaveBeenCalledTimes(1);
+      // payments-api and payments share one.
+      expect(getSystem).toHaveBeenCalledTimes(2);
     });
 
     it('colours a node’s border by its system’s status: healthy and degraded differ', async () => {
       await renderMap(
-        async () => systemList([paymentsHealth(), authHealth]),
+        healthOf(paymentsHealth(), authHealth),
         createMockSignalApi(),
         <EntityCatalogGraphCard
           relations={[RELATION_DEPENDS_ON]}

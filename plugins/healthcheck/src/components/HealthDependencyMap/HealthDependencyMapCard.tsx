@@ -22,7 +22,7 @@ import { useCallback, useMemo } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { HealthEntityNode } from './HealthEntityNode';
 import { HealthLegend } from './HealthLegend';
-import { useSystemsHealth } from './useSystemsHealth';
+import { useSystemsHealthError } from './useSystemsHealth';
 
 /** Dependencies both ways, and what systems are made of. */
 const DEFAULT_RELATIONS = [
@@ -102,7 +102,7 @@ function useOpenEntityPage() {
 }
 
 function HealthUnavailableAlert() {
-  const health = useSystemsHealth();
+  const health = useSystemsHealthError();
   if (!health.error) {
     return null;
   }
@@ -110,10 +110,10 @@ function HealthUnavailableAlert() {
     <Alert
       status="warning"
       icon
-      title="Could not load the health of the systems; the graph shows none."
+      title="Could not load the health of some systems; their nodes show none."
       description={health.error.message}
       customActions={
-        <Button size="small" variant="secondary" onPress={health.reload}>
+        <Button size="small" variant="secondary" onPress={health.retry}>
           Retry
         </Button>
       }

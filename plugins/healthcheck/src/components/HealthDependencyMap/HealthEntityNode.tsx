@@ -30,8 +30,8 @@ const useStyles = makeStyles(theme => ({
  * status of the entity's system as icon, word and border colour, kept live.
  * Pass it as `renderNode` of the stock `CatalogGraphPage`,
  * `EntityCatalogGraphCard` or `EntityRelationsGraph`; nothing needs to wrap
- * them. All the nodes of an app share one request for the health of every
- * system (up to 500).
+ * them. The nodes of an app share what they load: each system shown is asked
+ * for once, whatever the catalog's size.
  * @public
  */
 export function HealthEntityNode(

@@ -1,174 +1,185 @@
-import {
-  SystemHealthSummary,
-  SystemListResponse,
-} from '@vigil/plugin-healthcheck-common';
+import { SystemHealthDetails } from '@vigil/plugin-healthcheck-common';
 import { POLL_INTERVAL_MS } from '../../hooks';
 import {
   createMockSignalApi,
   paymentsHealth,
   statusChanged,
 } from '../HealthStatusBadge/__testUtils__/fixtures';
-import { SystemsHealthStore } from './systemsHealthStore';
+import {
+  FORGET_AFTER_MS,
+  MAX_CONCURRENT_REQUESTS,
+  SystemsHealthStore,
+} from './systemsHealthStore';
 
-function listOf(items: SystemHealthSummary[]): SystemListResponse {
-  return {
-    items,
-    totalCount: items.length,
-    counts: {
-      healthy: 0,
-      degraded: items.length,
-      unhealthy: 0,
-      unknown: 0,
-      paused: 0,
-    },
-  };
-}
-
-/** A listSystems whose answers the test releases one at a time. */
-function controlledListSystems() {
-  const pending: Array<(list: SystemListResponse) => void> = [];
-  const listSystems = jest.fn(
-    () => new Promise<SystemListResponse>(resolve => pending.push(resolve)),
-  );
-  return {
-    listSystems,
-    async answer(list: SystemListResponse) {
-      const resolve = pending.shift();
-      if (!resolve) throw new Error('no request is waiting for an answer');
-      resolve(list);
-      await Promise.resolve();
-      await Promise.resolve();
-    },
-  };
-}
-
+const PAYMENTS = 'system:default/payments';
+const AUTH = 'system:default/auth';
 const payments = paymentsHealth();
 
+type Answer = SystemHealthDetails | undefined;
+
+/** A getSystem whose answers the test gives, one request at a time. */
+function controlledApi() {
+  const pending: Array<{
+    systemRef: string;
+    resolve(answer: Answer): void;
+    reject(error: Error): void;
+  }> = [];
+  const getSystem = jest.fn(
+    (systemRef: string) =>
+      new Promise<Answer>((resolve, reject) =>
+        pending.push({ systemRef, resolve, reject }),
+      ),
+  );
+  const settled = () => new Promise(process.nextTick);
+  return {
+    getSystem,
+    pending,
+    async answer(systemRef: string, answer: Answer | Error) {
+      const index = pending.findIndex(p => p.systemRef === systemRef);
+      if (index < 0) throw new Error(`no request for ${systemRef} waits`);
+      const [request] = pending.splice(index, 1);
+      if (answer instanceof Error) request.reject(answer);
+      else request.resolve(answer);
+      await settled();
+    },
+  };
+}
+
+function storeWith(api = controlledApi(), signals = createMockSignalApi()) {
+  return { api, signals, store: new SystemsHealthStore(api, signals) };
+}
+
 describe('SystemsHealthStore', () => {
-  it('lists the systems once for any number of listeners, and tells each when the answer came', async () => {
-    const api = controlledListSystems();
-    const store = new SystemsHealthStore(api, createMockSignalApi());
+  afterEach(() => jest.useRealTimers());
+
+  it('asks for a system once however many nodes show it, and tells each when the answer came', async () => {
+    const { api, store } = storeWith();
     const first = jest.fn();
     const second = jest.fn();
-    store.subscribe(first);
-    store.subscribe(second);
-    expect(store.getSnapshot().loaded).toBe(false);
+    store.subscribe(PAYMENTS, first);
+    store.subscribe(PAYMENTS, second);
+    expect(store.getSnapshot(PAYMENTS)).toEqual({ loaded: false });
 
-    await api.answer(listOf([payments]));
+    await api.answer(PAYMENTS, payments);
 
-    expect(api.listSystems).toHaveBeenCalledTimes(1);
-    expect(api.listSystems).toHaveBeenCalledWith({ limit: 500 });
+    expect(api.getSystem).toHaveBeenCalledTimes(1);
+    expect(api.getSystem).toHaveBeenCalledWith(PAYMENTS);
     expect(first).toHaveBeenCalledTimes(1);
     expect(second).toHaveBeenCalledTimes(1);
-    const snapshot = store.getSnapshot();
-    expect(snapshot).toMatchObject({ loaded: true, complete: true });
-    expect(snapshot.rollupOf('system:default/payments')).toBe(payments);
-    expect(snapshot.rollupOf('system:default/auth')).toBeUndefined();
+    expect(store.getSnapshot(PAYMENTS)).toEqual({
+      loaded: true,
+      rollup: payments,
+    });
   });
 
-  it('is incomplete when the backend has more systems than one page', async () => {
-    const api = controlledListSystems();
-    const store = new SystemsHealthStore(api, createMockSignalApi());
-    store.subscribe(() => {});
-    await api.answer({ ...listOf([payments]), nextCursor: 'next' });
-    expect(store.getSnapshot().complete).toBe(false);
+  it('knows a system the backend does not as loaded without a rollup: no checks', async () => {
+    const { api, store } = storeWith();
+    store.subscribe(AUTH, () => {});
+    await api.answer(AUTH, undefined);
+    expect(store.getSnapshot(AUTH)).toEqual({ loaded: true });
   });
 
-  it('reloads on the signal of a listed system, not on that of a system it cannot see', async () => {
-    const api = controlledListSystems();
-    const signals = createMockSignalApi();
-    const store = new SystemsHealthStore(api, signals);
-    store.subscribe(() => {});
-    await api.answer(listOf([payments]));
+  it(`asks for at most ${MAX_CONCURRENT_REQUESTS} systems at once, the others after`, async () => {
+    const { api, store } = storeWith();
+    const refs = Array.from({ length: 10 }, (_, i) => `system:default/s${i}`);
+    refs.forEach(ref => store.subscribe(ref, () => {}));
+    expect(api.getSystem).toHaveBeenCalledTimes(MAX_CONCURRENT_REQUESTS);
+
+    await api.answer(refs[0], undefined);
+    expect(api.getSystem).toHaveBeenCalledTimes(MAX_CONCURRENT_REQUESTS + 1);
+  });
+
+  it('reloads a system its signal names, and none for the signal of a system not shown', async () => {
+    const { api, signals, store } = storeWith();
+    store.subscribe(PAYMENTS, () => {});
+    await api.answer(PAYMENTS, payments);
 
     signals.emit({ type: 'SYSTEM_STATUS_CHANGED', liveKey: 'hidden-system' });
-    expect(api.listSystems).toHaveBeenCalledTimes(1);
+    expect(api.getSystem).toHaveBeenCalledTimes(1);
 
     signals.emit(statusChanged(payments));
-    expect(api.listSystems).toHaveBeenCalledTimes(2);
+    expect(api.getSystem).toHaveBeenCalledTimes(2);
   });
 
   it('asks once more after the request under way when a change is signalled during it', async () => {
-    const api = controlledListSystems();
-    const signals = createMockSignalApi();
-    const store = new SystemsHealthStore(api, signals);
-    store.subscribe(() => {});
+    const { api, signals, store } = storeWith();
+    store.subscribe(PAYMENTS, () => {});
 
     signals.emit(statusChanged(payments));
     signals.emit(statusChanged(payments));
-    expect(api.listSystems).toHaveBeenCalledTimes(1);
+    expect(api.getSystem).toHaveBeenCalledTimes(1);
 
-    await api.answer(listOf([payments]));
-    expect(api.listSystems).toHaveBeenCalledTimes(2);
+    await api.answer(PAYMENTS, payments);
+    expect(api.getSystem).toHaveBeenCalledTimes(2);
     const recovered = paymentsHealth({ status: 'healthy' });
-    await api.answer(listOf([recovered]));
-    expect(api.listSystems).toHaveBeenCalledTimes(2);
-    expect(store.getSnapshot().rollupOf('system:default/payments')).toBe(
-      recovered,
-    );
+    await api.answer(PAYMENTS, recovered);
+    expect(api.getSystem).toHaveBeenCalledTimes(2);
+    expect(store.getSnapshot(PAYMENTS).rollup).toBe(recovered);
   });
 
-  it('keeps the error, with no health, until a reload answers', async () => {
-    const listSystems = jest
-      .fn()
-      .mockRejectedValueOnce(new Error('database unreachable'))
-      .mockResolvedValue(listOf([payments]));
-    const store = new SystemsHealthStore(
-      { listSystems },
-      createMockSignalApi(),
-    );
-    const listener = jest.fn();
-    store.subscribe(listener);
-    await new Promise(process.nextTick);
-    expect(store.getSnapshot()).toMatchObject({
+  it('keeps an error, tells who listens for errors, and retries the failed systems only', async () => {
+    const { api, store } = storeWith();
+    store.subscribe(PAYMENTS, () => {});
+    store.subscribe(AUTH, () => {});
+    const errorListener = jest.fn();
+    store.subscribeToErrors(errorListener);
+    await api.answer(AUTH, undefined);
+    await api.answer(PAYMENTS, new Error('database unreachable'));
+
+    expect(store.getSnapshot(PAYMENTS)).toEqual({
       loaded: false,
       error: new Error('database unreachable'),
     });
+    expect(store.getError()).toEqual(new Error('database unreachable'));
+    expect(errorListener).toHaveBeenCalledTimes(1);
 
-    store.reload();
-    await new Promise(process.nextTick);
-    expect(store.getSnapshot()).toMatchObject({ loaded: true });
-    expect(store.getSnapshot().error).toBeUndefined();
+    store.retryFailed();
+    expect(api.pending.map(p => p.systemRef)).toEqual([PAYMENTS]);
+    await api.answer(PAYMENTS, payments);
+    expect(store.getError()).toBeUndefined();
+    expect(errorListener).toHaveBeenCalledTimes(2);
   });
 
-  it('stops listening when the last listener leaves, and shows the last answer at once when one comes back, reloading it', async () => {
-    const api = controlledListSystems();
-    const signals = createMockSignalApi();
+  it('forgets a system a while after its last node went, and stops listening with the last one', async () => {
+    // The answers settle on the next tick, which stays real.
+    jest.useFakeTimers({ doNotFake: ['nextTick'] });
+    const { api, signals, store } = storeWith();
     const subscribe = jest.spyOn(signals, 'subscribe');
-    const store = new SystemsHealthStore(api, signals);
-    const leave = store.subscribe(() => {});
-    await api.answer(listOf([payments]));
+    const leave = store.subscribe(PAYMENTS, () => {});
+    await api.answer(PAYMENTS, payments);
+
+    // A graph that redraws its nodes keeps what it had.
+    leave();
+    const back = store.subscribe(PAYMENTS, () => {});
+    jest.advanceTimersByTime(FORGET_AFTER_MS);
+    expect(store.getSnapshot(PAYMENTS).rollup).toBe(payments);
+    expect(api.getSystem).toHaveBeenCalledTimes(1);
+
+    back();
+    jest.advanceTimersByTime(FORGET_AFTER_MS);
+    expect(store.getSnapshot(PAYMENTS)).toEqual({ loaded: false });
+    signals.emit(statusChanged(payments));
+    expect(api.getSystem).toHaveBeenCalledTimes(1);
     expect(subscribe).toHaveBeenCalledTimes(1);
 
-    leave();
-    signals.emit(statusChanged(payments));
-    expect(api.listSystems).toHaveBeenCalledTimes(1);
-
-    store.subscribe(() => {});
-    expect(store.getSnapshot().rollupOf('system:default/payments')).toBe(
-      payments,
-    );
-    expect(api.listSystems).toHaveBeenCalledTimes(2);
+    store.subscribe(PAYMENTS, () => {});
+    expect(api.getSystem).toHaveBeenCalledTimes(2);
     expect(subscribe).toHaveBeenCalledTimes(2);
   });
 
-  describe('without signals', () => {
-    beforeEach(() => jest.useFakeTimers());
-    afterEach(() => jest.useRealTimers());
+  it('polls the systems shown every 30 s without signals, until none is shown', async () => {
+    jest.useFakeTimers();
+    const getSystem = jest.fn(async () => payments);
+    const store = new SystemsHealthStore({ getSystem }, undefined);
+    const leave = store.subscribe(PAYMENTS, () => {});
+    await jest.advanceTimersByTimeAsync(0);
+    expect(getSystem).toHaveBeenCalledTimes(1);
 
-    it('polls while anyone listens, and stops when the last one leaves', async () => {
-      const listSystems = jest.fn().mockResolvedValue(listOf([payments]));
-      const store = new SystemsHealthStore({ listSystems }, undefined);
-      const leave = store.subscribe(() => {});
-      await jest.advanceTimersByTimeAsync(0);
-      expect(listSystems).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    expect(getSystem).toHaveBeenCalledTimes(2);
 
-      await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
-      expect(listSystems).toHaveBeenCalledTimes(2);
-
-      leave();
-      await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS * 3);
-      expect(listSystems).toHaveBeenCalledTimes(2);
-    });
+    leave();
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS * 3);
+    expect(getSystem).toHaveBeenCalledTimes(2);
   });
 });

@@ -1,14 +1,14 @@
 import { Entity } from '@backstage/catalog-model';
 import { useApi, useApiHolder } from '@backstage/core-plugin-api';
 import { signalApiRef } from '@backstage/plugin-signals-react';
-import { useSyncExternalStore } from 'react';
+import { useCallback, useSyncExternalStore } from 'react';
 import { HealthcheckApi, healthcheckApiRef } from '../../api/HealthcheckApi';
 import { systemRefOfEntity } from '../../status';
 import {
   HealthPresentation,
   presentHealth,
 } from '../HealthStatusBadge/healthPresentation';
-import { SystemsHealthStore } from './systemsHealthStore';
+import { SystemHealthSnapshot, SystemsHealthStore } from './systemsHealthStore';
 
 /** One store per API instance, that is per app; gone with the app. */
 const stores = new WeakMap<HealthcheckApi, SystemsHealthStore>();
@@ -24,14 +24,32 @@ function useSystemsHealthStore(): SystemsHealthStore {
   return store;
 }
 
-/**
- * The health of every system, shared by every caller in the app and kept
- * live while any is mounted; `reload` tries again after an error.
- */
-export function useSystemsHealth() {
+const NO_SYSTEM: SystemHealthSnapshot = { loaded: false };
+const noop = () => {};
+
+/** A system's health from the app's shared store, kept live while shown. */
+function useSystemHealthSnapshot(systemRef: string | undefined) {
   const store = useSystemsHealthStore();
-  const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot);
-  return { ...snapshot, reload: store.reload };
+  const subscribe = useCallback(
+    (listener: () => void) =>
+      systemRef ? store.subscribe(systemRef, listener) : noop,
+    [store, systemRef],
+  );
+  const getSnapshot = useCallback(
+    () => (systemRef ? store.getSnapshot(systemRef) : NO_SYSTEM),
+    [store, systemRef],
+  );
+  return useSyncExternalStore(subscribe, getSnapshot);
+}
+
+/**
+ * Whether the health of a system shown could not be loaded, and a retry of
+ * those that failed.
+ */
+export function useSystemsHealthError() {
+  const store = useSystemsHealthStore();
+  const error = useSyncExternalStore(store.subscribeToErrors, store.getError);
+  return { error, retry: store.retryFailed };
 }
 
 /**
@@ -42,14 +60,6 @@ export function useSystemsHealth() {
 export function useEntityNodeHealth(
   entity: Entity,
 ): HealthPresentation | undefined {
-  const health = useSystemsHealth();
-  const systemRef = systemRefOfEntity(entity);
-  if (!health.loaded || !systemRef) {
-    return undefined;
-  }
-  const rollup = health.rollupOf(systemRef);
-  if (!rollup && !health.complete) {
-    return undefined;
-  }
-  return presentHealth(rollup);
+  const snapshot = useSystemHealthSnapshot(systemRefOfEntity(entity));
+  return snapshot.loaded ? presentHealth(snapshot.rollup) : undefined;
 }
