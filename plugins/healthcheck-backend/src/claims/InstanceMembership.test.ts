@@ -228,6 +228,43 @@ describe('InstanceMembership', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'expires nobody for the time the database was away, and one that died in it a TTL after, on %p',
+    async databaseId => {
+      const { knex, store } = await createStore(databaseId);
+      const clock = new FakeClock(T0);
+      // B's clock stops when the outage begins: it dies during it.
+      const clockOfB = new FakeClock(T0);
+      const a = await join(store, clock, 'a');
+      const b = await join(store, clockOfB, 'b');
+      // C dies at once, and is dropped long before the outage.
+      await join(store, new FakeClock(T0), 'c');
+      for (let beat = 0; beat < 4; beat++) {
+        await advance(clock, [a], HEARTBEAT_MS);
+        await advance(clockOfB, [b], HEARTBEAT_MS);
+      }
+      expect(a.liveInstances()).toEqual(['a', 'b']);
+
+      // T0 + 20 s to T0 + 80 s: nobody's heartbeat lands.
+      await knex.schema.renameTable('healthcheck_instances', 'unreachable');
+      await advance(clock, [a], 60_000);
+      expect(a.liveInstances()).toEqual(['a', 'b']);
+      await knex.schema.renameTable('unreachable', 'healthcheck_instances');
+
+      // A is back first; B's last heartbeat is 65 s old, 5 s of it before
+      // the outage: B keeps its slices. C stays gone.
+      await advance(clock, [a], HEARTBEAT_MS);
+      expect(a.liveInstances()).toEqual(['a', 'b']);
+      await advance(clock, [a], 5_000);
+      expect(a.liveInstances()).toEqual(['a', 'b']);
+
+      // B never heartbeats again: gone a TTL after the outage ended.
+      await advance(clock, [a], 10_000);
+      expect(a.liveInstances()).toEqual(['a']);
+      expect(SLICE_IDS.every(id => a.isOwner(id))).toBe(true);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'decides the mode from the database: PostgreSQL is shared, SQLite is not and writes no heartbeat, on %p',
     async databaseId => {
       const { knex, store } = await createStore(databaseId);

@@ -50,6 +50,12 @@ const MAX_INSTANCE_ID_LENGTH = 255;
  * Instances may briefly disagree while one joins or leaves; the claim on
  * each run row keeps that from running a tick twice.
  *
+ * Time the database was away does not count against anyone's TTL: nobody
+ * could heartbeat then. After heartbeats failed, for one TTL the live set
+ * forgives the length of the gap, so the first instance back keeps the
+ * view the others still have instead of taking their slices, and an
+ * instance that died during the outage leaves one TTL after it ends.
+ *
  * @internal
  */
 export class InstanceMembership {
@@ -63,6 +69,10 @@ export class InstanceMembership {
   readonly #heartbeatMs: number;
   readonly #ttlMs: number;
   #live: readonly string[];
+  /** When this instance's heartbeat last landed. */
+  #lastBeatAt: number | undefined;
+  /** Silence forgiven after heartbeats failed, until `untilMs`. */
+  #forgiven = { ms: 0, untilMs: -Infinity };
   #timer: TimerHandle | undefined;
   #refreshing: Promise<void> | undefined;
   #stopped = false;
@@ -194,14 +204,18 @@ export class InstanceMembership {
     const now = this.#clock.now();
     try {
       await this.#store.heartbeat(this.instanceId, now);
-      const live = await this.#store.liveInstances(now, this.#ttlMs);
+      const forgivenMs = this.#forgive(now);
+      const live = await this.#store.liveInstances(
+        now,
+        this.#ttlMs + forgivenMs,
+      );
       if (this.#stopped) {
         return;
       }
       this.#setLive(live);
       await this.#store.removeExpiredInstances(
         now,
-        this.#ttlMs * PRUNE_AFTER_TTLS,
+        this.#ttlMs * PRUNE_AFTER_TTLS + forgivenMs,
       );
     } catch (error) {
       this.#logger.warn(
@@ -210,6 +224,26 @@ export class InstanceMembership {
         } live instance(s): ${stringifyError(error)}`,
       );
     }
+  }
+
+  /**
+   * The silence to forgive now: after a gap of more than one heartbeat
+   * since the last that landed (the database was away or too slow for
+   * anyone's heartbeat), the gap beyond that heartbeat, for one TTL.
+   */
+  #forgive(now: number): number {
+    const gap = this.#lastBeatAt === undefined ? 0 : now - this.#lastBeatAt;
+    this.#lastBeatAt = now;
+    if (now >= this.#forgiven.untilMs) {
+      this.#forgiven = { ms: 0, untilMs: -Infinity };
+    }
+    if (gap > this.#heartbeatMs) {
+      this.#forgiven = {
+        ms: Math.max(this.#forgiven.ms, gap - this.#heartbeatMs),
+        untilMs: now + this.#ttlMs,
+      };
+    }
+    return this.#forgiven.ms;
   }
 
   #setLive(fromStore: ReadonlyArray<string>): void {
