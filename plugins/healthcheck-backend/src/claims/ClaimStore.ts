@@ -98,6 +98,21 @@ export interface ClaimStore {
    */
   completeRuns(runs: ReadonlyArray<CompletedRun>): Promise<number>;
 
+  /**
+   * Writes runs that finished without a claim this instance could write
+   * (the database was away; see the outage journal): each one's row is
+   * inserted with its result, or a claimed row still without a result is
+   * filled in. A row that has a result keeps it, so a tick that another
+   * instance also ran keeps one result.
+   *
+   * @returns how many rows were inserted or filled in
+   */
+  writeRuns(
+    instanceId: string,
+    runs: ReadonlyArray<CompletedRun>,
+    writtenAt: number,
+  ): Promise<number>;
+
   /** Records that the instance is alive at `now`, creating its row if need be. */
   heartbeat(instanceId: string, now: number): Promise<void>;
 

@@ -363,6 +363,66 @@ describe('DatabaseClaimStore', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'writes runs probed without a claim: new rows, empty claims filled in, a result already there kept, on %p',
+    async databaseId => {
+      const { knex, store } = await createStore(databaseId);
+      const [unclaimed, claimedEmpty, doneElsewhere] = ticksAt(T0, 3);
+      await store.claimTicks('instance-a', [claimedEmpty], T0);
+      await store.claimTicks('instance-b', [doneElsewhere], T0);
+      await store.completeRuns([
+        completedRun(doneElsewhere, { outcome: 'fail', status: 'unhealthy' }),
+      ]);
+      const many = ticksAt(T0 + 60_000, 1_500, 'many');
+
+      const recorder = recordStatements(knex);
+      const written = await store.writeRuns(
+        'instance-a',
+        [unclaimed, claimedEmpty, doneElsewhere, ...many].map(tick =>
+          completedRun(tick),
+        ),
+        T0 + 90_000,
+      );
+      recorder.stop();
+
+      // 1,000 results a statement.
+      expect(recorder.statements).toHaveLength(2);
+      expect(written).toBe(2 + 1_500);
+      const rows = await runRows(knex);
+      expect(rows).toHaveLength(3 + 1_500);
+      const bySlice = new Map(
+        rows
+          .filter(row => row.scheduled_at === T0)
+          .map(row => [row.slice_id, row]),
+      );
+      expect(bySlice.get(unclaimed.sliceId)).toMatchObject({
+        claimed_by: 'instance-a',
+        claimed_at: T0 + 90_000,
+        started_at: T0 + 3,
+        outcome: 'pass',
+        status: 'healthy',
+        lane: 'normal',
+      });
+      expect(bySlice.get(claimedEmpty.sliceId)).toMatchObject({
+        claimed_by: 'instance-a',
+        claimed_at: T0,
+        started_at: T0 + 3,
+        outcome: 'pass',
+      });
+      expect(bySlice.get(doneElsewhere.sliceId)).toMatchObject({
+        claimed_by: 'instance-b',
+        outcome: 'fail',
+        status: 'unhealthy',
+      });
+      expect(rows.every(row => row.started_at !== null)).toBe(true);
+
+      // Written twice (a retry after a failure midway), nothing changes.
+      expect(
+        await store.writeRuns('instance-a', [completedRun(unclaimed)], T0),
+      ).toBe(0);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'gives back only its own claims that have no result yet, on %p',
     async databaseId => {
       const { knex, store } = await createStore(databaseId);

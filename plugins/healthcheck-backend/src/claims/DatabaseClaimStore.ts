@@ -220,16 +220,7 @@ export class DatabaseClaimStore implements ClaimStore {
         runs.slice(at, at + COMPLETE_CHUNK_SIZE).map(toResultRow),
       );
       const result = await this.#db.raw(
-        `UPDATE healthcheck_runs SET
-           started_at = result.started_at,
-           duration_ms = result.duration_ms,
-           outcome = result.outcome,
-           status = result.status,
-           conditions = result.conditions,
-           error_kind = result.error_kind,
-           error_message = result.error_message,
-           lane = result.lane,
-           timeout_ms = result.timeout_ms
+        `UPDATE healthcheck_runs SET ${setResultColumns('result')}
          FROM ${this.#resultRelationSql()}
          WHERE healthcheck_runs.slice_id = result.slice_id
            AND healthcheck_runs.scheduled_at = result.scheduled_at
@@ -239,6 +230,38 @@ export class DatabaseClaimStore implements ClaimStore {
       updated += rowsOf(result).length;
     }
     return updated;
+  }
+
+  async writeRuns(
+    instanceId: string,
+    runs: ReadonlyArray<CompletedRun>,
+    writtenAt: number,
+  ): Promise<number> {
+    let written = 0;
+    for (let at = 0; at < runs.length; at += COMPLETE_CHUNK_SIZE) {
+      const json = JSON.stringify(
+        runs.slice(at, at + COMPLETE_CHUNK_SIZE).map(toResultRow),
+      );
+      // In the claims' global order, so it never deadlocks with them.
+      const result = await this.#db.raw(
+        `INSERT INTO healthcheck_runs
+           (slice_id, scheduled_at, claimed_by, claimed_at,
+            ${RESULT_COLUMNS.join(', ')})
+         SELECT result.slice_id, result.scheduled_at,
+                CAST(? AS VARCHAR(255)), CAST(? AS BIGINT),
+                ${RESULT_COLUMNS.map(column => `result.${column}`).join(', ')}
+         FROM ${this.#resultRelationSql()}
+         WHERE true
+         ORDER BY result.slice_id, result.scheduled_at
+         ON CONFLICT (slice_id, scheduled_at) DO UPDATE
+         SET ${setResultColumns('excluded')}
+         WHERE healthcheck_runs.started_at IS NULL
+         RETURNING slice_id`,
+        [instanceId, Math.round(writtenAt), json],
+      );
+      written += rowsOf(result).length;
+    }
+    return written;
   }
 
   async heartbeat(instanceId: string, now: number): Promise<void> {
@@ -309,6 +332,26 @@ export class DatabaseClaimStore implements ClaimStore {
         value ->> '$.timeout_ms' AS timeout_ms
       FROM json_each(?)) AS result`;
   }
+}
+
+/** The columns a run's result fills in, after its claim. */
+const RESULT_COLUMNS = [
+  'started_at',
+  'duration_ms',
+  'outcome',
+  'status',
+  'conditions',
+  'error_kind',
+  'error_message',
+  'lane',
+  'timeout_ms',
+] as const;
+
+/** `started_at = <from>.started_at, ...` for every result column. */
+function setResultColumns(from: 'result' | 'excluded'): string {
+  return RESULT_COLUMNS.map(column => `${column} = ${from}.${column}`).join(
+    ', ',
+  );
 }
 
 function tickKey(sliceId: string, scheduledAt: number): string {
