@@ -194,6 +194,22 @@ export interface Config {
       ttl?: string;
     };
 
+    /**
+     * Outage mode: while the database cannot be reached, each instance
+     * keeps probing the slices it owned under the last membership it saw
+     * and keeps the results in memory, written back once the database
+     * answers.
+     */
+    outage?: {
+      /**
+       * Run results one instance keeps in memory at most while the
+       * database is away; past it the oldest are dropped (and counted in
+       * `healthcheck.journal.entries`). Default 100000: ten minutes of
+       * 10,000 slices at the default interval of 1m.
+       */
+      maxJournaledRuns?: number;
+    };
+
     /** How long run history is kept. */
     history?: {
       /** Raw runs, in whole days. Default 14. */

@@ -227,6 +227,7 @@ export const healthcheckPlugin = createBackendPlugin({
             readSliceStates: ids => states.readSliceStates(ids),
           }),
           instanceId: membershipId,
+          rederive: options => sweep.rederiveNow(options),
           afterComplete: createRunFollowUp({
             store: states,
             transitions,

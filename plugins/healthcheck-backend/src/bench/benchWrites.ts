@@ -7,9 +7,9 @@
  * - + slice states: the same, then `createRunFollowUp` (what plugin.ts runs
  *   after every results write): the slices' durable states.
  * - createTickClaims: the production wiring: `TickClaimer.claim` for the
- *   batch, then one `complete(record)` per run as runs finish, coalesced by
- *   its WriteCoalescer (one write in flight, at most 1,000 results each),
- *   with the follow-up after each write.
+ *   batch, then one `complete(record)` per run as runs finish, written
+ *   behind them through outage mode's journal (one write in flight, at most
+ *   1,000 results each, `writeRuns`), with the follow-up after each write.
  * - naive: the same claims, then one UPDATE per run, as many at once as the
  *   pool has connections (10).
  *
@@ -26,6 +26,7 @@ import type { CompletedRun } from '../claims/ClaimStore';
 import { createTickClaims } from '../claims/createTickClaims';
 import { DatabaseClaimStore } from '../claims/DatabaseClaimStore';
 import { TickClaimer } from '../claims/TickClaimer';
+import { OutageJournal, OutageMode } from '../outage';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { RunRecord } from '../executor/SliceRunner';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
@@ -127,7 +128,7 @@ export class WriteBench {
   readonly #base: number;
   readonly #store: Promise<DatabaseClaimStore>;
   readonly #states: DatabaseStateStore;
-  readonly #followUp: (records: readonly RunRecord[]) => Promise<void>;
+  readonly #followUp: ReturnType<typeof createRunFollowUp>;
   /** Each series gets its own hour of grid times. */
   #series = 0;
 
@@ -170,19 +171,28 @@ export class WriteBench {
         slice,
       };
     };
-    const claims =
+    const results =
       path === 'createTickClaims'
-        ? createTickClaims({
-            claimer: new TickClaimer({
-              store,
-              membership: { instanceId: INSTANCE_ID, isOwner: () => true },
-              logger: quietLogger('bench claims'),
-            }),
+        ? new OutageMode({
+            instanceId: INSTANCE_ID,
             store,
-            membership: { instanceId: INSTANCE_ID },
-            afterComplete: records => this.#followUp(records),
+            journal: new OutageJournal({ maxEntries: runs }),
+            afterWrite: records => this.#followUp(records),
+            logger: quietLogger('bench results'),
           })
         : undefined;
+    const claims = results
+      ? createTickClaims({
+          claimer: new TickClaimer({
+            store,
+            membership: { instanceId: INSTANCE_ID, isOwner: () => true },
+            logger: quietLogger('bench claims'),
+          }),
+          store,
+          membership: { instanceId: INSTANCE_ID },
+          results,
+        })
+      : undefined;
 
     const batchMs: number[] = [];
     const start = performance.now();
@@ -200,6 +210,8 @@ export class WriteBench {
         await Promise.all(
           won.map((tick, i) => claims.complete(runRecord(tick, from, at + i))),
         );
+        // Results are written behind the probes; the batch ends when they are.
+        await results!.flush();
       } else {
         const won = await store.claimTicks(INSTANCE_ID, ticks, from);
         check(

@@ -13,7 +13,7 @@ import {
   InstanceMembershipOptions,
 } from './InstanceMembership';
 import type { ClaimMetrics, ClaimOutcome } from './metrics';
-import { TickClaimer } from './TickClaimer';
+import { TickClaimer, type UnclaimedTicks } from './TickClaimer';
 
 jest.setTimeout(60_000);
 
@@ -80,6 +80,7 @@ describe('TickClaimer', () => {
     instanceId: string,
     options: InstanceMembershipOptions = { mode: 'shared' },
     maxClaimsInFlight?: number,
+    unclaimed?: UnclaimedTicks,
   ) {
     const membership = await InstanceMembership.start({
       store,
@@ -97,6 +98,7 @@ describe('TickClaimer', () => {
       metrics: recorder.metrics,
       clock,
       maxClaimsInFlight,
+      unclaimed,
     });
     return { membership, claimer, logger, ...recorder };
   }
@@ -275,6 +277,47 @@ describe('TickClaimer', () => {
           /^Could not claim 20 due tick\(s\); they do not run: /,
         ),
       );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'in outage mode runs the owned ticks of a batch whose claim fails, unclaimed, and says when claims work again, on %p',
+    async databaseId => {
+      const { knex, store } = await createStore(databaseId);
+      const handedOver: unknown[][] = [];
+      let answered = 0;
+      const outage: UnclaimedTicks = {
+        runUnclaimed: ticks => {
+          handedOver.push(ticks);
+          return ticks;
+        },
+        databaseAnswered: () => {
+          answered++;
+        },
+      };
+      const clock = new FakeClock(T0);
+      const a = await instance(store, clock, 'a', undefined, undefined, outage);
+      await instance(store, clock, 'b');
+      await a.membership.refresh();
+      const batch = dueBatch(200);
+      const owned = batch.filter(tick => a.membership.isOwner(tick.sliceId));
+      await knex.schema.renameTable('healthcheck_runs', 'unreachable');
+
+      expect(await a.claimer.claim(batch)).toEqual(owned);
+
+      expect(handedOver).toEqual([owned]);
+      expect(answered).toBe(0);
+      expect(a.ticks).toEqual({
+        unclaimed: owned.length,
+        'not-owned': 200 - owned.length,
+      });
+      expect(a.logger.warn).not.toHaveBeenCalled();
+
+      await knex.schema.renameTable('unreachable', 'healthcheck_runs');
+      expect(await a.claimer.claim(dueBatch(200, T0 + 60_000))).toHaveLength(
+        owned.length,
+      );
+      expect(answered).toBe(1);
     },
   );
 });

@@ -2,7 +2,7 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { stringifyError } from '@backstage/errors';
 import type { DueTick, ScheduledSlice } from '../scheduler/types';
-import type { ClaimStore } from './ClaimStore';
+import type { ClaimStore, TickKey } from './ClaimStore';
 import type { ClaimMetrics, ClaimOutcome } from './metrics';
 import {
   createClaimMetrics,
@@ -22,6 +22,17 @@ const DEFAULT_MAX_CLAIMS_IN_FLIGHT = 2;
 const MAX_TICKS_PER_CLAIM = 5_000;
 
 /**
+ * Where owned ticks go whose claim failed (usually outage mode): those it
+ * hands back run unclaimed. Told too when a claim succeeds again.
+ *
+ * @internal
+ */
+export interface UnclaimedTicks {
+  runUnclaimed<T extends TickKey>(ticks: T[], error: unknown): T[];
+  databaseAnswered(): void;
+}
+
+/**
  * Counters of a {@link TickClaimer}, cumulative since start.
  *
  * @internal
@@ -39,8 +50,9 @@ export type ClaimStats = Record<ClaimOutcome, number> & {
  * A batch is claimed in one statement, shared with the batches that fell due
  * while earlier claims were running (see {@link WriteCoalescer}).
  *
- * When the claim fails (the database is unreachable) nothing of the batch
- * runs: a missed tick is recoverable, a tick run twice is not.
+ * When the claim fails (the database is unreachable) the owned ticks go to
+ * `unclaimed` (outage mode), which runs them unclaimed; without it they do
+ * not run.
  *
  * @internal
  */
@@ -50,6 +62,7 @@ export class TickClaimer {
     isOwner(sliceId: string): boolean;
   };
   readonly #metrics: ClaimMetrics;
+  readonly #unclaimed: UnclaimedTicks | undefined;
   readonly #coalescer: WriteCoalescer<
     DueTick<ScheduledSlice>,
     Set<DueTick<ScheduledSlice>>
@@ -59,6 +72,7 @@ export class TickClaimer {
     lost: 0,
     'not-owned': 0,
     failed: 0,
+    unclaimed: 0,
     statements: 0,
   };
 
@@ -75,9 +89,12 @@ export class TickClaimer {
     clock?: { now(): number };
     /** Claim statements at once. Default 2. */
     maxClaimsInFlight?: number;
+    /** Runs owned ticks whose claim failed; without it they do not run. */
+    unclaimed?: UnclaimedTicks;
   }) {
     const { store, logger } = deps;
     this.#membership = deps.membership;
+    this.#unclaimed = deps.unclaimed;
     const metrics = deps.metrics ?? noopClaimMetrics;
     this.#metrics = isMetricsService(metrics)
       ? createClaimMetrics(metrics)
@@ -95,8 +112,12 @@ export class TickClaimer {
             clock.now(),
           );
           this.#metrics.recordClaimDuration(performance.now() - startedAt);
+          this.#unclaimed?.databaseAnswered();
           return new Set(won);
         } catch (error) {
+          if (this.#unclaimed) {
+            throw error; // outage mode says so, once per outage
+          }
           // Once per statement, not per batch it carried.
           logger.warn(
             `Could not claim ${
@@ -126,9 +147,11 @@ export class TickClaimer {
     let won: Set<DueTick<ScheduledSlice>>;
     try {
       won = await this.#coalescer.submit(owned);
-    } catch {
-      this.#count('failed', owned.length);
-      return [];
+    } catch (error) {
+      const unclaimed = this.#unclaimed?.runUnclaimed(owned, error) ?? [];
+      this.#count('unclaimed', unclaimed.length);
+      this.#count('failed', owned.length - unclaimed.length);
+      return unclaimed;
     }
     const claimed = owned.filter(tick => won.has(tick));
     this.#count('claimed', claimed.length);

@@ -3,16 +3,12 @@ import { toError } from '@backstage/errors';
 import type {
   ClaimedRunNow,
   RunnableSlice,
-  RunRecord,
   TickClaims,
 } from '../executor/SliceRunner';
+import type { OutageMode } from '../outage/OutageMode';
 import type { ClaimStore, TickKey } from './ClaimStore';
 import { claimsWindowOf, holderOf, planRunNow } from './planRunNow';
 import type { TickClaimer } from './TickClaimer';
-import { WriteCoalescer } from './WriteCoalescer';
-
-/** Results written per statement when runs finish together. */
-const MAX_RESULTS_PER_WRITE = 1_000;
 
 /**
  * Beyond its timeout, how long a run's claim without a result still counts
@@ -25,8 +21,10 @@ const MAX_RUN_NOW_ATTEMPTS = 3;
 
 /**
  * Binds the claim stage to the slice runner: claims go through the
- * claimer (ownership, one statement per batch), deferred ticks are given
- * back, and results of runs that finish together share one write.
+ * claimer (ownership, one statement per batch; unclaimed in an outage),
+ * deferred ticks that were claimed are given back, and results are handed
+ * to outage mode, which writes them behind the probe: `complete` resolves
+ * once its journal holds the run.
  *
  * @internal
  */
@@ -34,27 +32,23 @@ export function createTickClaims(deps: {
   claimer: TickClaimer;
   store: ClaimStore;
   membership: { readonly instanceId: string };
-  /** After a batch of results is written: slice states, transitions. */
-  afterComplete?: (records: RunRecord[]) => Promise<void>;
+  /** Where results go: the journal, written behind the probes. */
+  results: Pick<OutageMode, 'record' | 'claimedOf'>;
   /** Told when the ticks a run now held cannot be given back. */
   logger?: LoggerService;
 }): TickClaims {
-  const { claimer, store, membership, afterComplete, logger } = deps;
-  const results = new WriteCoalescer(
-    async (runs: RunRecord[]) => {
-      await store.completeRuns(runs);
-      await afterComplete?.(runs);
-    },
-    { maxInFlight: 1, maxItems: MAX_RESULTS_PER_WRITE },
-  );
+  const { claimer, store, membership, results, logger } = deps;
   return {
     // The claimer hands back the very tick objects it was given.
     claim: ticks => claimer.claim(ticks) as Promise<any>,
     release: async ticks => {
-      await store.releaseClaims(membership.instanceId, ticks);
+      const claimed = results.claimedOf(ticks);
+      if (claimed.length > 0) {
+        await store.releaseClaims(membership.instanceId, claimed);
+      }
     },
     complete: async record => {
-      await results.submit([record]);
+      results.record(record);
     },
     claimNow: (slice, at) =>
       claimRunNow(store, membership.instanceId, slice, at, logger),

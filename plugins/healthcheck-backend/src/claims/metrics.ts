@@ -4,12 +4,18 @@ import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
  * What became of a due tick at the claim stage: this instance `claimed` it,
  * `lost` it (its run row already existed: another instance, or an earlier
  * life of this one, claimed it first), it was `not-owned` (another live
- * instance owns the slice), or the claim `failed` (database error; the tick
+ * instance owns the slice), or the claim failed (database error) and the
+ * tick runs `unclaimed` (outage mode) or, without outage mode, `failed` (it
  * does not run).
  *
  * @internal
  */
-export type ClaimOutcome = 'claimed' | 'lost' | 'not-owned' | 'failed';
+export type ClaimOutcome =
+  | 'claimed'
+  | 'lost'
+  | 'not-owned'
+  | 'failed'
+  | 'unclaimed';
 
 /**
  * Where the claim stage reports. A narrow interface so tests can pass a
@@ -44,7 +50,7 @@ export function createClaimMetrics(metrics: MetricsService): ClaimMetrics {
     'healthcheck.claims.ticks',
     {
       description:
-        'Due ticks at the claim stage, by outcome (claimed, lost, not-owned, failed)',
+        'Due ticks at the claim stage, by outcome (claimed, lost, not-owned, unclaimed, failed)',
     },
   );
   const duration = metrics.createHistogram('healthcheck.claims.duration', {

@@ -11,12 +11,20 @@ import {
 } from '../claims';
 import { primeBulkhead } from '../admission';
 import type { SliceStore } from '../database/SliceStore';
+import {
+  createJournalMetrics,
+  type JournaledRun,
+  OutageJournal,
+  OutageMode,
+  readOutageSettings,
+} from '../outage';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { createStoredSliceLoader } from '../reconciler/createStoredSliceLoader';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { SliceChange } from '../scheduler';
+import type { RederiveHealth } from '../sweep';
 import { ProbeEngine } from './ProbeEngine';
-import type { RunRecord, SliceStateStore } from './SliceRunner';
+import type { SliceStateStore } from './SliceRunner';
 
 /**
  * One backend instance's probing: it joins the instances that share the
@@ -28,7 +36,10 @@ export interface ProbingInstance {
   readonly instanceId: string;
   readonly engine: ProbeEngine<DesiredSlice>;
   start(): void;
-  /** Stops probing (bounded wait for runs in flight), then leaves. */
+  /**
+   * Stops probing (bounded wait for runs in flight), writes what it can of
+   * the results still waiting (bounded), then leaves.
+   */
   stop(): Promise<void>;
 }
 
@@ -49,7 +60,9 @@ export async function createProbingInstance(options: {
   /** Where slice states live between runs; default in memory. */
   states?: SliceStateStore;
   /** After a batch of results is written. */
-  afterComplete?: (records: RunRecord[]) => Promise<void>;
+  afterComplete?: (records: JournaledRun[]) => Promise<void>;
+  /** After an outage, once its results are written: re-derives health. */
+  rederive?: RederiveHealth;
 }): Promise<ProbingInstance> {
   const { config, logger, metrics } = options;
   const claimStore = await DatabaseClaimStore.create({
@@ -67,11 +80,25 @@ export async function createProbingInstance(options: {
       instanceId: options.instanceId,
     },
   });
+  const outage = new OutageMode({
+    instanceId: membership.instanceId,
+    store: claimStore,
+    journal: new OutageJournal<JournaledRun>({
+      maxEntries: readOutageSettings(config).maxJournaledRuns,
+      metrics: metrics && createJournalMetrics(metrics),
+    }),
+    afterWrite: options.afterComplete,
+    rederive: options.rederive,
+    // What changed meanwhile, at once rather than after the loader's backoff.
+    onDatabaseBack: () => engine.scheduler.refreshDesired(),
+    logger: logger.child({ component: 'outage' }),
+  });
   const claimer = new TickClaimer({
     store: claimStore,
     membership,
     logger,
     metrics,
+    unclaimed: outage,
   });
   const loader = createStoredSliceLoader({ slices: options.slices });
   let primed = false;
@@ -98,7 +125,7 @@ export async function createProbingInstance(options: {
       claimer,
       store: claimStore,
       membership,
-      afterComplete: options.afterComplete,
+      results: outage,
       logger,
     }),
   });
@@ -108,6 +135,7 @@ export async function createProbingInstance(options: {
     start: () => engine.start(),
     stop: async () => {
       await engine.stop();
+      await outage.stop();
       await membership.stop();
     },
   };

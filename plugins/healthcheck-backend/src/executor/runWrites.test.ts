@@ -8,6 +8,7 @@ import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { createRunFollowUp } from '../rollup/followUpRuns';
 import { healthTestbed, sliceOf } from '../rollup/__testUtils__/healthTestbed';
 import { claimKeyAt } from '../scheduler';
+import { OutageJournal, OutageMode } from '../outage';
 import { DurableSliceStates } from './DurableSliceStates';
 import { SliceRunner } from './SliceRunner';
 
@@ -15,8 +16,9 @@ jest.setTimeout(60_000);
 
 /*
  * The write of a run fails once (the database went away for a moment). The
- * transition that run found must not be lost: the next run sees it again,
- * writes it, and the environment's change is published and notified.
+ * transition that run found must not be lost: the run waits in the outage
+ * journal, is written once the database answers, in order with the runs
+ * after it, and the environment's change is published and notified once.
  */
 describe('a run whose write fails', () => {
   const databases = TestDatabases.create({ ids: requiredTestDatabases() });
@@ -27,7 +29,7 @@ describe('a run whose write fails', () => {
   });
 
   it.each(databases.eachSupportedId())(
-    'leaves the slice state where it was, so the next run writes the transition, on %p',
+    'keeps the run until the database takes it, and writes its transition then, once, on %p',
     async databaseId => {
       const slice = sliceOf('payments-health', 'payments', 'production');
       const { knex, store, catalog } = await testbed.setup(databaseId, [slice]);
@@ -35,15 +37,27 @@ describe('a run whose write fails', () => {
       const database = mockServices.database({ knex });
       const claimStore = await DatabaseClaimStore.create({ database });
       let failNextWrite = false;
-      const completeRuns = claimStore.completeRuns.bind(claimStore);
-      claimStore.completeRuns = async runs => {
+      const writeRuns = claimStore.writeRuns.bind(claimStore);
+      claimStore.writeRuns = async (...args) => {
         if (failNextWrite) {
           failNextWrite = false;
           throw new Error('Connection terminated unexpectedly');
         }
-        return completeRuns(runs);
+        return writeRuns(...args);
       };
       const logger = mockServices.logger.mock();
+      const results = new OutageMode({
+        instanceId: 'a',
+        store: claimStore,
+        journal: new OutageJournal({ maxEntries: 100 }),
+        afterWrite: createRunFollowUp({
+          store,
+          transitions: health.transitions,
+          logger,
+        }),
+        logger,
+        retryMs: 60_000,
+      });
       const membership = { instanceId: 'a', isOwner: () => true };
       const statuses = [200, 500, 500, 500];
       const probeTypes = new ProbeTypeRegistry();
@@ -67,11 +81,7 @@ describe('a run whose write fails', () => {
           claimer: new TickClaimer({ store: claimStore, membership, logger }),
           store: claimStore,
           membership,
-          afterComplete: createRunFollowUp({
-            store,
-            transitions: health.transitions,
-            logger,
-          }),
+          results,
         }),
       });
       const firstTick = claimKeyAt(
@@ -87,21 +97,27 @@ describe('a run whose write fails', () => {
           slice,
         };
         const [record] = await Promise.all(runner.execute([tick]).values());
+        // Results are written behind the probes.
+        await results.flush();
         return record;
       };
 
       await runAt(0); // pass: healthy
       await runAt(1); // first failure: still healthy (two to go down)
       failNextWrite = true;
-      const lost = await runAt(2);
-      const retold = await runAt(3);
+      const failedWrite = await runAt(2);
+      expect(failNextWrite).toBe(false);
+      const next = await runAt(3);
 
-      expect(lost).toMatchObject({ status: 'unhealthy', statusChanged: true });
-      expect(retold).toMatchObject({
-        previousStatus: 'healthy',
+      expect(failedWrite).toMatchObject({
         status: 'unhealthy',
         statusChanged: true,
       });
+      expect(next).toMatchObject({
+        previousStatus: 'unhealthy',
+        statusChanged: false,
+      });
+      expect(results.journaled).toBe(0);
       expect(
         (await store.readSliceStates([slice.id])).get(slice.id),
       ).toMatchObject({

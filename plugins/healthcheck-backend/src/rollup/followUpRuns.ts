@@ -40,7 +40,10 @@ export function createRunFollowUp(deps: {
   logger: LoggerService;
   /** Debounced rollup recompute of a system whose slices changed status. */
   requestRollup?: (systemRef: string) => Promise<void>;
-}): (records: readonly RunRecord[]) => Promise<void> {
+}): (
+  // A journaled run has no probe details; a follow-up needs none.
+  records: ReadonlyArray<Omit<RunRecord, 'probe' | 'queueWaitMs'>>,
+) => Promise<void> {
   const { store, transitions, logger, requestRollup } = deps;
   return async records => {
     if (records.length === 0) {

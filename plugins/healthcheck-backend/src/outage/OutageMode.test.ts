@@ -1,0 +1,292 @@
+import {
+  mockServices,
+  TestDatabaseId,
+  TestDatabases,
+} from '@backstage/backend-test-utils';
+import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
+import type { Knex } from 'knex';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { waitFor } from '../__testUtils__/waitFor';
+import { DatabaseClaimStore } from '../claims/DatabaseClaimStore';
+import type { RunRecord } from '../executor/SliceRunner';
+import { OutageJournal } from './OutageJournal';
+import { type JournaledRun, OutageMode } from './OutageMode';
+
+jest.setTimeout(60_000);
+
+const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
+
+function sliceIdOf(system: string, environment = 'production'): string {
+  return encodeSliceId({
+    checkId: 'ping',
+    systemRef: `system:default/${system}`,
+    environment,
+  });
+}
+
+/** A run of the `ping` check on a system at a tick; passing unless told. */
+function runOf(
+  system: string,
+  scheduledAt: number,
+  overrides: Partial<RunRecord> = {},
+): RunRecord {
+  const failing = overrides.outcome === 'fail';
+  const status = overrides.status ?? (failing ? 'unhealthy' : 'healthy');
+  return {
+    sliceId: sliceIdOf(system),
+    checkId: 'ping',
+    systemRef: `system:default/${system}`,
+    environment: 'production',
+    scheduledAt,
+    startedAt: scheduledAt + 2,
+    durationMs: 12,
+    outcome: 'pass',
+    status,
+    previousStatus: status,
+    statusChanged: false,
+    state: {
+      status,
+      consecutiveFailures: failing ? 2 : 0,
+      consecutiveSuccesses: failing ? 0 : 5,
+      since: T0,
+      lastOutcome: failing ? 'fail' : 'pass',
+    },
+    conditions: [],
+    lane: 'normal',
+    timeoutMs: 1_000,
+    queueWaitMs: 1,
+    probe: { ok: !failing, durationMs: 12, status: failing ? 503 : 200 },
+    ...overrides,
+  };
+}
+
+describe('OutageMode', () => {
+  const databases = TestDatabases.create({ ids: requiredTestDatabases() });
+
+  async function setUp(
+    databaseId: TestDatabaseId,
+    options: { maxEntries?: number } = {},
+  ) {
+    const knex: Knex = await databases.init(databaseId);
+    const store = await DatabaseClaimStore.create({
+      database: mockServices.database({ knex, migrations: { skip: false } }),
+    });
+    const logger = mockServices.logger.mock();
+    const written: JournaledRun[][] = [];
+    const rederived: Array<readonly string[] | undefined> = [];
+    let back = 0;
+    const outage = new OutageMode({
+      instanceId: 'instance-a',
+      store,
+      journal: new OutageJournal({ maxEntries: options.maxEntries ?? 1_000 }),
+      afterWrite: async runs => {
+        written.push(runs);
+      },
+      rederive: async ({ systemRefs } = {}) => {
+        rederived.push(systemRefs);
+        return undefined as never;
+      },
+      onDatabaseBack: () => {
+        back++;
+      },
+      logger,
+      retryMs: 50,
+    });
+    const rows = async () =>
+      (
+        await knex('healthcheck_runs').orderBy(['scheduled_at', 'slice_id'])
+      ).map(row => ({
+        tick: `${row.slice_id}@${Number(row.scheduled_at)}`,
+        claimedBy: row.claimed_by,
+        status: row.status,
+      }));
+    // Away: every statement on the runs table fails, as with no database.
+    const away = () =>
+      knex.schema.renameTable('healthcheck_runs', 'healthcheck_runs_away');
+    const returns = () =>
+      knex.schema.renameTable('healthcheck_runs_away', 'healthcheck_runs');
+    return {
+      knex,
+      store,
+      logger,
+      outage,
+      written,
+      rederived,
+      backs: () => back,
+      rows,
+      away,
+      returns,
+    };
+  }
+
+  it.each(databases.eachSupportedId())(
+    'writes results behind the probes: runs that finish together share one write, and a claimed run is filled in, on %p',
+    async databaseId => {
+      const { store, outage, written, rederived, rows } = await setUp(
+        databaseId,
+      );
+      const [claimed] = await store.claimTicks(
+        'instance-a',
+        [{ sliceId: sliceIdOf('alpha'), scheduledAt: T0 }],
+        T0,
+      );
+
+      outage.record(runOf('alpha', claimed.scheduledAt));
+      outage.record(runOf('bravo', T0));
+      outage.record(runOf('charlie', T0));
+      await outage.flush();
+
+      expect(await rows()).toEqual(
+        ['alpha', 'bravo', 'charlie'].map(system => ({
+          tick: `${sliceIdOf(system)}@${T0}`,
+          claimedBy: 'instance-a',
+          status: 'healthy',
+        })),
+      );
+      // The first write carries one run; the two that came meanwhile, the next.
+      expect(written.map(batch => batch.length)).toEqual([1, 2]);
+      expect(written[0][0]).not.toHaveProperty('probe');
+      expect(outage.journaled).toBe(0);
+      // The database never went away: nothing to re-derive.
+      expect(rederived).toEqual([]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'keeps results while the database is away, writes them in order when it answers, each batch ending after a status change, then re-derives their systems, on %p',
+    async databaseId => {
+      const { outage, written, rederived, backs, rows, away, returns, logger } =
+        await setUp(databaseId);
+      await away();
+
+      const ticks = [0, 2_000, 4_000, 6_000, 8_000].map(ms => T0 + ms);
+      outage.record(runOf('alpha', ticks[0]));
+      outage.record(runOf('bravo', ticks[0]));
+      outage.record(
+        runOf('alpha', ticks[1], { outcome: 'fail', statusChanged: true }),
+      );
+      outage.record(runOf('alpha', ticks[2], { outcome: 'fail' }));
+      outage.record(runOf('alpha', ticks[3], { statusChanged: true }));
+      outage.record(runOf('alpha', ticks[4]));
+      await outage.flush();
+
+      expect(outage.isAway).toBe(true);
+      expect(outage.journaled).toBe(6);
+      expect(logger.warn).toHaveBeenCalledTimes(1);
+      expect(logger.warn).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /^The database cannot be reached; probing the slices this instance owned, keeping results in memory until it answers: /,
+        ),
+      );
+
+      await returns();
+      outage.databaseAnswered();
+      await waitFor(
+        'the journal written',
+        async () => outage.journaled,
+        n => n === 0,
+      );
+      await outage.flush();
+
+      expect(written.map(batch => batch.map(run => run.scheduledAt))).toEqual([
+        [ticks[0], ticks[0], ticks[1]],
+        [ticks[2], ticks[3]],
+        [ticks[4]],
+      ]);
+      expect((await rows()).map(row => row.status)).toEqual([
+        'healthy',
+        'healthy',
+        'unhealthy',
+        'unhealthy',
+        'healthy',
+        'healthy',
+      ]);
+      expect(outage.isAway).toBe(false);
+      expect(backs()).toBe(1);
+      expect(rederived).toEqual([
+        ['system:default/alpha', 'system:default/bravo'],
+      ]);
+      expect(logger.info).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /^The database answers again after \d+ s; wrote 6 run\(s\) probed meanwhile$/,
+        ),
+      );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'retries on its own while the database is away, on %p',
+    async databaseId => {
+      const { outage, rows, away, returns } = await setUp(databaseId);
+      await away();
+      outage.record(runOf('alpha', T0));
+      await outage.flush();
+      await sleep(200);
+      expect(outage.journaled).toBe(1);
+
+      await returns();
+      await waitFor(
+        'the journal written',
+        async () => outage.journaled,
+        n => n === 0,
+      );
+      expect(await rows()).toHaveLength(1);
+      await outage.stop();
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'runs the ticks it could not claim, and gives back only claimed ones, on %p',
+    async databaseId => {
+      const { store, outage, rows } = await setUp(databaseId);
+      const [claimed] = await store.claimTicks(
+        'instance-a',
+        [{ sliceId: sliceIdOf('alpha'), scheduledAt: T0 }],
+        T0,
+      );
+      const unclaimed = [
+        { sliceId: sliceIdOf('bravo'), scheduledAt: T0 },
+        { sliceId: sliceIdOf('charlie'), scheduledAt: T0 },
+      ];
+
+      expect(
+        outage.runUnclaimed(unclaimed, new Error('connection refused')),
+      ).toBe(unclaimed);
+      expect(outage.claimedOf([claimed, unclaimed[0]])).toEqual([claimed]);
+
+      outage.record(runOf('charlie', T0));
+      await outage.flush();
+      expect(await rows()).toEqual([
+        expect.objectContaining({ tick: `${sliceIdOf('alpha')}@${T0}` }),
+        {
+          tick: `${sliceIdOf('charlie')}@${T0}`,
+          claimedBy: 'instance-a',
+          status: 'healthy',
+        },
+      ]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'keeps the newest results past its bound, and says at stop what the database never took, on %p',
+    async databaseId => {
+      const { outage, rows, away, returns, logger } = await setUp(databaseId, {
+        maxEntries: 2,
+      });
+      await away();
+      for (const ms of [0, 2_000, 4_000]) {
+        outage.record(runOf('alpha', T0 + ms));
+      }
+      await outage.flush();
+      expect(outage.journaled).toBe(2);
+
+      await outage.stop();
+      expect(logger.warn).toHaveBeenLastCalledWith(
+        'Stopped with 2 run(s) the database never took; they are lost',
+      );
+      await returns();
+      expect(await rows()).toEqual([]);
+    },
+  );
+});

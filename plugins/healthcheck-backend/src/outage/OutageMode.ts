@@ -1,0 +1,262 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import { stringifyError } from '@backstage/errors';
+import type { ClaimStore, TickKey } from '../claims/ClaimStore';
+import type { RunRecord } from '../executor/SliceRunner';
+import type { RederiveHealth } from '../sweep';
+import type { OutageJournal } from './OutageJournal';
+
+/**
+ * A run as the journal keeps it: the run row's fields and what its
+ * follow-up needs (the slice's state, whether its status changed); not the
+ * probe's details, which only the live path logs.
+ * @internal
+ */
+export type JournaledRun = Omit<RunRecord, 'probe' | 'queueWaitMs'>;
+
+/** Between attempts to write the journal while the database is away. */
+const DEFAULT_RETRY_MS = 1_000;
+
+/** Runs per write statement when the journal is written back. */
+const DEFAULT_BATCH_SIZE = 1_000;
+
+/**
+ * Unclaimed ticks remembered until their result comes in; entries of runs
+ * that never report (a stale tick) go first past this.
+ */
+const MAX_UNCLAIMED_REMEMBERED = 100_000;
+
+/** How long stop() tries to write what the journal holds. */
+const STOP_FLUSH_TIMEOUT_MS = 5_000;
+
+/**
+ * The way run results reach the database, and what keeps probing when it
+ * cannot be reached.
+ *
+ * Every finished run is journaled ({@link OutageJournal}) and written
+ * behind the probe, so a slow database never holds a slice's next tick
+ * back: in batches, in the order the runs finished, each batch ending
+ * after a status change so that its transition is checked on the states as
+ * they were then. A run's row is inserted, or its claim filled in; a row
+ * that has a result keeps it, so a tick another instance also ran keeps
+ * one result.
+ *
+ * When a claim or a write fails the database is away: the claim stage
+ * hands over the owned ticks it could not claim, and they run unclaimed on
+ * the last membership and slices; the journal holds their results (up to
+ * its bound) and is retried every second and whenever a claim succeeds.
+ * Once it is written, the environments and rollups of the systems
+ * concerned are re-derived from durable state.
+ *
+ * The guarantee: exactly once per tick while the database is up; during an
+ * outage, at least once per tick and at most once per instance.
+ * @internal
+ */
+export class OutageMode {
+  readonly #instanceId: string;
+  readonly #store: Pick<ClaimStore, 'writeRuns'>;
+  readonly #journal: OutageJournal<JournaledRun>;
+  readonly #afterWrite?: (runs: JournaledRun[]) => Promise<void>;
+  readonly #rederive?: RederiveHealth;
+  readonly #onDatabaseBack?: () => void;
+  readonly #logger: LoggerService;
+  readonly #now: () => number;
+  readonly #retryMs: number;
+  readonly #batchSize: number;
+  /** Ticks running unclaimed, by key, until their result comes in. */
+  readonly #unclaimed = new Set<string>();
+  /** Systems with runs journaled since the journal was last empty. */
+  readonly #systems = new Set<string>();
+  /** When this instance last found the database away; unset while it answers. */
+  #awaySince: number | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(deps: {
+    instanceId: string;
+    store: Pick<ClaimStore, 'writeRuns'>;
+    journal: OutageJournal<JournaledRun>;
+    /** What follows the write of runs: slice states, transitions. */
+    afterWrite?: (runs: JournaledRun[]) => Promise<void>;
+    /** Re-derives environments and rollups once the journal is written. */
+    rederive?: RederiveHealth;
+    /** Once the database answers again after an outage. */
+    onDatabaseBack?: () => void;
+    logger: LoggerService;
+    clock?: { now(): number };
+    retryMs?: number;
+    batchSize?: number;
+  }) {
+    this.#instanceId = deps.instanceId;
+    this.#store = deps.store;
+    this.#journal = deps.journal;
+    this.#afterWrite = deps.afterWrite;
+    this.#rederive = deps.rederive;
+    this.#onDatabaseBack = deps.onDatabaseBack;
+    this.#logger = deps.logger;
+    const clock = deps.clock ?? Date;
+    this.#now = () => clock.now();
+    this.#retryMs = deps.retryMs ?? DEFAULT_RETRY_MS;
+    this.#batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
+  }
+
+  /** Whether this instance has found the database away and not back yet. */
+  get isAway(): boolean {
+    return this.#awaySince !== undefined;
+  }
+
+  /** Results waiting for the database. */
+  get journaled(): number {
+    return this.#journal.size;
+  }
+
+  /**
+   * The claim of these owned ticks failed: they run unclaimed, and their
+   * results are journaled.
+   */
+  runUnclaimed<T extends TickKey>(ticks: T[], error: unknown): T[] {
+    this.#wentAway(error);
+    for (const tick of ticks) {
+      this.#unclaimed.add(keyOf(tick));
+      if (this.#unclaimed.size > MAX_UNCLAIMED_REMEMBERED) {
+        this.#unclaimed.delete(this.#unclaimed.values().next().value!);
+      }
+    }
+    return ticks;
+  }
+
+  /**
+   * Of ticks given back unprobed, those that were claimed (their claims
+   * are to be given back); unclaimed ones are forgotten here.
+   */
+  claimedOf<T extends TickKey>(ticks: ReadonlyArray<T>): T[] {
+    return ticks.filter(tick => !this.#unclaimed.delete(keyOf(tick)));
+  }
+
+  /** A claim statement succeeded: the database answers. */
+  databaseAnswered(): void {
+    if (this.#journal.size > 0 || this.isAway) {
+      void this.flush();
+    }
+  }
+
+  /**
+   * Takes a finished run for the database: it is journaled and written
+   * behind the probe, at once while the database answers, else when it
+   * answers again. Results land in the order they finished.
+   */
+  record(run: RunRecord): void {
+    this.#unclaimed.delete(keyOf(run));
+    const { probe: _probe, queueWaitMs: _wait, ...journaled } = run;
+    this.#journal.add(journaled);
+    this.#systems.add(run.systemRef);
+    if (this.#awaySince === undefined) {
+      void this.flush();
+    } else {
+      this.#armRetry();
+    }
+  }
+
+  /**
+   * Writes the journal back; when it is empty afterwards, the database is
+   * back: the systems concerned are re-derived. Never rejects; a failed
+   * write leaves the rest for the next attempt.
+   */
+  async flush(): Promise<void> {
+    let written = 0;
+    // A run journaled as a flush ends joins that flush and misses it.
+    for (;;) {
+      const flushed = await this.#journal.flush(
+        async batch => {
+          await this.#store.writeRuns(this.#instanceId, batch, this.#now());
+          await this.#afterWrite?.(batch);
+        },
+        { batchSize: this.#batchSize, endsBatch: run => run.statusChanged },
+      );
+      if (flushed.error !== undefined) {
+        this.#wentAway(flushed.error);
+        this.#armRetry();
+        return;
+      }
+      written += flushed.written;
+      if (this.#journal.size === 0 || flushed.written === 0) {
+        break;
+      }
+    }
+    const awaySince = this.#awaySince;
+    this.#awaySince = undefined;
+    const systemRefs = [...this.#systems];
+    this.#systems.clear();
+    if (awaySince === undefined) {
+      return;
+    }
+    this.#logger.info(
+      `The database answers again after ${Math.round(
+        (this.#now() - awaySince) / 1000,
+      )} s; wrote ${written} run(s) probed meanwhile`,
+    );
+    this.#onDatabaseBack?.();
+    if (systemRefs.length > 0 && this.#rederive) {
+      await this.#rederive({ systemRefs }).catch(error =>
+        this.#logger.warn(
+          `Could not re-derive the health of ${
+            systemRefs.length
+          } system(s) after writing journaled runs; the sweep will: ${stringifyError(
+            error,
+          )}`,
+        ),
+      );
+    }
+  }
+
+  /** Stops retrying, after one last bounded attempt to write the journal. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    if (this.#journal.size === 0) {
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.flush(),
+      new Promise(resolve => {
+        timer = setTimeout(resolve, STOP_FLUSH_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (this.#journal.size > 0) {
+      this.#logger.warn(
+        `Stopped with ${
+          this.#journal.size
+        } run(s) the database never took; they are lost`,
+      );
+    }
+  }
+
+  #wentAway(error: unknown): void {
+    if (this.#awaySince !== undefined) {
+      return;
+    }
+    this.#awaySince = this.#now();
+    this.#logger.warn(
+      `The database cannot be reached; probing the slices this instance owned, keeping results in memory until it answers: ${stringifyError(
+        error,
+      )}`,
+    );
+  }
+
+  #armRetry(): void {
+    if (this.#retry !== undefined || this.#stopped) {
+      return;
+    }
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.flush();
+    }, this.#retryMs);
+    this.#retry.unref?.();
+  }
+}
+
+function keyOf(tick: TickKey): string {
+  return `${tick.sliceId}@${tick.scheduledAt}`;
+}
