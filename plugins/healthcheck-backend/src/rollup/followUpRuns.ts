@@ -49,8 +49,17 @@ export function createRunFollowUp(deps: {
     if (records.length === 0) {
       return;
     }
+    // Runs written back after an outage hold several ticks of a slice: its
+    // state is the latest one's.
+    const latest = new Map<string, (typeof records)[number]>();
+    for (const record of records) {
+      const known = latest.get(record.sliceId);
+      if (!known || known.scheduledAt < record.scheduledAt) {
+        latest.set(record.sliceId, record);
+      }
+    }
     await store.writeSliceStates(
-      records.map(
+      [...latest.values()].map(
         (record): StoredSliceState => ({
           ...record.state,
           sliceId: record.sliceId,

@@ -366,4 +366,55 @@ describe('health rollup', () => {
       );
     },
   );
+
+  it.each(databases.eachSupportedId())(
+    'keeps the latest state of a slice whose runs after an outage come in one batch, on %p',
+    async databaseId => {
+      const { store, catalog } = await setup(databaseId);
+      const a = instance(store, catalog, 'a');
+      const followUp = createRunFollowUp({
+        store,
+        transitions: a.transitions,
+        logger: mockServices.logger.mock(),
+      });
+      const [production] = SLICES;
+      const runAt = (scheduledAt: number, status: 'healthy' | 'unhealthy') =>
+        ({
+          sliceId: production.id,
+          checkId: production.checkId,
+          systemRef: production.systemRef,
+          environment: production.environment,
+          scheduledAt,
+          startedAt: scheduledAt,
+          durationMs: 5,
+          outcome: status === 'healthy' ? 'pass' : 'fail',
+          status,
+          statusChanged: false,
+          state: {
+            status,
+            consecutiveFailures: status === 'healthy' ? 0 : 2,
+            consecutiveSuccesses: status === 'healthy' ? 3 : 0,
+            since: scheduledAt,
+            lastOutcome: status === 'healthy' ? 'pass' : 'fail',
+          },
+          conditions: [],
+        } as unknown as RunRecord);
+      const first = testbed.nextScheduledAt();
+      const second = testbed.nextScheduledAt();
+      const third = testbed.nextScheduledAt();
+
+      await followUp([
+        runAt(first, 'healthy'),
+        runAt(third, 'unhealthy'),
+        runAt(second, 'healthy'),
+      ]);
+
+      const states = await store.readSliceStates([production.id]);
+      expect(states.get(production.id)).toMatchObject({
+        status: 'unhealthy',
+        lastScheduledAt: third,
+      });
+      await a.consumer.stop();
+    },
+  );
 });
