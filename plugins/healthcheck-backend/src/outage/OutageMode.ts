@@ -25,6 +25,9 @@ const DEFAULT_BATCH_SIZE = 1_000;
  */
 const MAX_UNCLAIMED_REMEMBERED = 100_000;
 
+/** A write that fails while claims succeed is logged at most this often. */
+const FAILURE_LOG_EVERY_MS = 30_000;
+
 /** How long stop() tries to write what the journal holds. */
 const STOP_FLUSH_TIMEOUT_MS = 5_000;
 
@@ -69,6 +72,10 @@ export class OutageMode {
   /** When this instance last found the database away; unset while it answers. */
   #awaySince: number | undefined;
   #retry: NodeJS.Timeout | undefined;
+  /** A claim succeeded since the last write of the journal failed. */
+  #answeredSinceFailure = false;
+  /** When a failed write was last logged while claims succeed. */
+  #loggedFailureAt = -Infinity;
   #stopped = false;
 
   constructor(deps: {
@@ -134,6 +141,7 @@ export class OutageMode {
 
   /** A claim statement succeeded: the database answers. */
   databaseAnswered(): void {
+    this.#answeredSinceFailure = true;
     if (this.#journal.size > 0 || this.isAway) {
       void this.flush();
     }
@@ -173,8 +181,7 @@ export class OutageMode {
         { batchSize: this.#batchSize, endsBatch: run => run.statusChanged },
       );
       if (flushed.error !== undefined) {
-        this.#wentAway(flushed.error);
-        this.#armRetry();
+        this.#writeFailed(flushed.error);
         return;
       }
       written += flushed.written;
@@ -243,6 +250,26 @@ export class OutageMode {
         error,
       )}`,
     );
+  }
+
+  #writeFailed(error: unknown): void {
+    this.#wentAway(error);
+    // Claims work, so the database answers, yet the write fails: say so,
+    // now and then, for that is no outage.
+    const now = this.#now();
+    if (
+      this.#answeredSinceFailure &&
+      now - this.#loggedFailureAt >= FAILURE_LOG_EVERY_MS
+    ) {
+      this.#loggedFailureAt = now;
+      this.#logger.warn(
+        `Claims succeed, yet writing ${
+          this.#journal.size
+        } journaled run(s) fails; retrying: ${stringifyError(error)}`,
+      );
+    }
+    this.#answeredSinceFailure = false;
+    this.#armRetry();
   }
 
   #armRetry(): void {
