@@ -3,6 +3,7 @@ import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { DEMO_SLICES, healthTestbed } from './__testUtils__/healthTestbed';
 import {
+  RESCUE_LEASE_MS,
   rollupBucketId,
   RollupConsumer,
   systemOfRollupBucket,
@@ -107,6 +108,59 @@ describe('RollupConsumer', () => {
       expect(Date.now() - stopping).toBeLessThan(2_000);
       const { id } = rollupBucketId(PAYMENTS, now(), 60_000);
       expect(await store.claimRollup(id, 'b', now())).toBe(false);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'computes a window whose instance died before its end, once across instances, a lease after it, on %p',
+    async databaseId => {
+      const { knex, store, catalog } = await testbed.setup(databaseId);
+      let now = Date.UTC(2026, 11, 1, 12, 0, 10);
+      const clock = () => now;
+      await testbed.setStatus(store, DEMO_SLICES[0], 'unhealthy', 'down');
+      const { id } = rollupBucketId(PAYMENTS, now, 2_000);
+      expect(await store.claimRollup(id, 'dead', now)).toBe(true);
+      const b = testbed.instance(testbed.otherStore(knex), catalog, 'b', {
+        windowMs: 2_000,
+        now: clock,
+      });
+      const c = testbed.instance(store, catalog, 'c', {
+        windowMs: 2_000,
+        now: clock,
+      });
+
+      now += 2_000 + RESCUE_LEASE_MS;
+      expect(await b.consumer.rescueOverdueWindows()).toBe(0);
+      now += 1;
+      expect(await b.consumer.rescueOverdueWindows()).toBe(1);
+      expect(await c.consumer.rescueOverdueWindows()).toBe(0);
+      await b.consumer.stop();
+      await c.consumer.stop();
+
+      expect(await store.readRollup(PAYMENTS)).toMatchObject({
+        status: 'unhealthy',
+        reasons: [expect.objectContaining({ display: 'down' })],
+      });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'leaves alone a window that was computed, on %p',
+    async databaseId => {
+      const { store, catalog } = await testbed.setup(databaseId);
+      let now = Date.UTC(2026, 11, 1, 12, 0, 10);
+      const a = testbed.instance(store, catalog, 'a', {
+        windowMs: 2_000,
+        now: () => now,
+      });
+      const { id } = rollupBucketId(PAYMENTS, now, 2_000);
+      await store.claimRollup(id, 'alive', now);
+      now += 2_000;
+      await a.rollups.recompute(PAYMENTS);
+
+      now += RESCUE_LEASE_MS + 1_000;
+      expect(await a.consumer.rescueOverdueWindows()).toBe(0);
+      await a.consumer.stop();
     },
   );
 

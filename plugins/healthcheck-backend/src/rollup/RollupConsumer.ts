@@ -46,6 +46,26 @@ export function systemOfRollupBucket(id: string): string | undefined {
 const RECOMPUTES_AT_ONCE = 8;
 
 /**
+ * How long after its window a claimed window may stay uncomputed before
+ * another instance computes it: its instance died, or it is far behind.
+ * Computing a window twice is safe; a dead instance's outage left unshown
+ * for a minute (the sweep's grace) is not.
+ * @internal
+ */
+export const RESCUE_LEASE_MS = 3_000;
+
+/** How often each instance looks for such windows: one indexed read. */
+const RESCUE_EVERY_MS = 2_000;
+
+/** How far back it looks; older windows are the sweep's. */
+const RESCUE_HORIZON_MS = 60_000;
+
+/** The claim of the rescue of a window: one instance computes it. */
+function rescueIdOf(windowId: string): string {
+  return `healthrollup-rescue:${windowId}`;
+}
+
+/**
  * How long `stop()` waits for the windows it runs, unless told.
  * @internal
  */
@@ -55,9 +75,10 @@ export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
  * Owns the system rollup: subscribes to per-environment changes (never to
  * its own output), and for each system and time window lets one instance,
  * the one that claims the window's id in the database, recompute the
- * rollup once at the window's end. A window claimed and never computed
- * (the instance died, or its recompute failed) stays in the database for
- * the sweep to find.
+ * rollup once at the window's end. A window claimed and still not computed
+ * {@link RESCUE_LEASE_MS} after its end (the instance died, or its
+ * recompute failed) is computed by the first instance to find it, every
+ * instance looking every 2 s; the sweep finds what is older.
  *
  * Holds at most one timer per system per window it claimed, and runs at
  * most {@link RECOMPUTES_AT_ONCE} recomputes at once.
@@ -78,6 +99,7 @@ export class RollupConsumer {
   >();
   /** Claims in flight, and recomputes queued or running. */
   readonly #pending = new Set<Promise<void>>();
+  #rescueTimer: NodeJS.Timeout | undefined;
   #stopped = false;
 
   constructor(options: {
@@ -96,7 +118,24 @@ export class RollupConsumer {
     this.#now = options.now ?? Date.now;
   }
 
+  /**
+   * Subscribes to environment changes, and starts looking for windows
+   * claimed and never computed.
+   */
   async subscribe(events: EventsService): Promise<void> {
+    this.#rescueTimer = setInterval(() => {
+      this.#track(
+        this.rescueOverdueWindows().then(
+          () => {},
+          error =>
+            this.#logger.warn(
+              'Could not look for rollup windows claimed and never computed',
+              error,
+            ),
+        ),
+      );
+    }, RESCUE_EVERY_MS);
+    this.#rescueTimer.unref?.();
     await events.subscribe({
       id: 'healthcheck-rollup',
       topics: [ENVIRONMENT_CHANGED_TOPIC],
@@ -154,6 +193,54 @@ export class RollupConsumer {
   }
 
   /**
+   * Computes the windows whose claim is over {@link RESCUE_LEASE_MS} past
+   * its window's end (and under a minute) while the system's rollup is
+   * older than the claim: the instance that claimed them died, or never
+   * got to them. Of the instances that find one, the first to claim its
+   * rescue computes it.
+   * @returns how many this instance computes
+   */
+  async rescueOverdueWindows(): Promise<number> {
+    if (this.#stopped) {
+      return 0;
+    }
+    const now = this.#now();
+    const claims = await this.#store.readRollupClaims({
+      from: now - this.#windowMs - RESCUE_HORIZON_MS,
+      to: now - this.#windowMs - RESCUE_LEASE_MS,
+    });
+    const windows = claims.flatMap(claim => {
+      const systemRef = systemOfRollupBucket(claim.id);
+      return systemRef ? [{ ...claim, systemRef }] : [];
+    });
+    if (windows.length === 0) {
+      return 0;
+    }
+    const stored = await this.#store.readStoredRollups(
+      windows.map(w => w.systemRef),
+    );
+    let rescued = 0;
+    for (const window of windows) {
+      const computedAt = stored.get(window.systemRef)?.computedAt ?? -Infinity;
+      if (
+        computedAt < window.claimedAt &&
+        (await this.#store.claimRollup(
+          rescueIdOf(window.id),
+          this.#instanceId,
+          now,
+        ))
+      ) {
+        this.#logger.info(
+          `Computing the rollup window of ${window.systemRef} that ${window.claimedBy} claimed and never computed`,
+        );
+        this.#run(window.id, window.systemRef, { early: false });
+        rescued += 1;
+      }
+    }
+    return rescued;
+  }
+
+  /**
    * Recomputes a window's system. A window run before its end gives its
    * claim up afterwards, so a change later in the window is not left to
    * the sweep.
@@ -188,6 +275,7 @@ export class RollupConsumer {
    */
   async stop(options: { timeoutMs?: number } = {}): Promise<void> {
     this.#stopped = true;
+    clearInterval(this.#rescueTimer);
     const timeoutMs = options.timeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>(resolve => {
