@@ -19,33 +19,23 @@ import { resolvePackagePath } from '@backstage/backend-plugin-api';
 // never part of the built plugin.
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import { mockCredentials } from '@backstage/backend-test-utils';
-import type { Entity } from '@backstage/catalog-model';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ChaosFleet } from './ChaosFleet';
+import { chaosFleet, chaosSystem, readNotifications } from './chaosSetup';
 import {
   announceFlips,
   probesOf,
   type RunRow,
-  type SentNotification,
   type SuiteSlice,
   tickFigures,
 } from './chaosFigures';
-import type { RecordedNotification } from './chaosInstanceProcess';
 import { chaosReport, type ScenarioResult } from './chaosReport';
 import {
   beginScenario,
   ChaosApi,
   type ChaosContext,
   CHURN_SYSTEM,
-  ENVIRONMENTS,
   FLIPPED_SYSTEMS,
   INSTANCE_NAMES,
   ON_DEMAND_CHECK,
@@ -79,53 +69,13 @@ const INSTANCE_CONFIG = {
   runNow: { perCallerPerMinute: 60 },
 };
 
-function system(name: string): Entity {
-  return {
-    apiVersion: 'backstage.io/v1alpha1',
-    kind: 'System',
-    metadata: {
-      name,
-      namespace: 'default',
-      annotations: { 'vigil.dev/environments': ENVIRONMENTS.join(',') },
-    },
-    spec: { owner: 'group:default/chaos-team' },
-  };
-}
-
 /** The flipped systems, the run-now check's and the churned checks'. */
-const CATALOG = [...FLIPPED_SYSTEMS, ON_DEMAND_CHECK, CHURN_SYSTEM].map(system);
+const CATALOG = [...FLIPPED_SYSTEMS, ON_DEMAND_CHECK, CHURN_SYSTEM].map(
+  chaosSystem,
+);
 
 function log(message: string): void {
   process.stderr.write(`[chaos] ${message}\n`);
-}
-
-/** Every notification the instances recorded, as the figures read them. */
-function readNotifications(): SentNotification[] {
-  return INSTANCE_NAMES.flatMap(name => {
-    const file = path.join(OUTPUT_DIR, `notifications-${name}.jsonl`);
-    if (!existsSync(file)) {
-      return [];
-    }
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map(line => JSON.parse(line) as RecordedNotification)
-      .map(sent => {
-        // scope: healthcheck:system:default/<name>:<environment>
-        const scope = sent.scope ?? '';
-        const systemRef = scope.slice(
-          'healthcheck:'.length,
-          scope.lastIndexOf(':'),
-        );
-        return {
-          at: sent.at,
-          system: systemRef.slice(systemRef.indexOf('/') + 1),
-          environment: scope.slice(scope.lastIndexOf(':') + 1),
-          kind: / recovered$/.test(sent.title) ? 'recovered' : 'unhealthy',
-          instance: sent.instance,
-        };
-      });
-  });
 }
 
 /** A scenario's figures, from its timeline and what the database holds now. */
@@ -314,7 +264,10 @@ async function report(
     onDemand: allSlices.filter(s => s.check === ON_DEMAND_CHECK),
     runs: await database.readRuns(allSlices.map(s => s.id)),
     targets,
-    announced: announceFlips(targets.flips, readNotifications()),
+    announced: announceFlips(
+      targets.flips,
+      readNotifications(OUTPUT_DIR, INSTANCE_NAMES),
+    ),
   };
   const results = outcomes.map(({ name, run, error }) =>
     run ? resultOf(name, run, data) : { name, error, notes: [] },
@@ -374,28 +327,13 @@ async function main(): Promise<number> {
     host: postgres.hostname,
     port: Number(postgres.port || 5432),
   });
-  const fleet = new ChaosFleet({
-    logDir: OUTPUT_DIR,
-    optionsOf: (name, first) => ({
-      database: {
-        client: 'pg',
-        connection: {
-          host: '127.0.0.1',
-          port: proxy.port,
-          user: decodeURIComponent(postgres.username) || 'postgres',
-          ...(postgres.password
-            ? { password: decodeURIComponent(postgres.password) }
-            : {}),
-        },
-        // The suite made the database; only its name is the plugin's.
-        ensureExists: false,
-        plugin: { healthcheck: { connection: { database: database.name } } },
-      },
-      migrate: first,
-      notificationsFile: path.join(OUTPUT_DIR, `notifications-${name}.jsonl`),
-      entities: CATALOG,
-      healthcheck: INSTANCE_CONFIG,
-    }),
+  const fleet = chaosFleet({
+    outputDir: OUTPUT_DIR,
+    postgresUrl,
+    proxy,
+    database,
+    entities: CATALOG,
+    healthcheck: INSTANCE_CONFIG,
   });
   const targets = await ChaosTargets.start(() => fleet.pidNames());
   const ctx: ChaosContext = {
