@@ -320,4 +320,46 @@ describe('TickClaimer', () => {
       expect(answered).toBe(1);
     },
   );
+
+  it.each(databases.eachSupportedId())(
+    'in outage mode runs unclaimed the ticks whose claim has no answer by the deadline, and the late claim still lands, on %p',
+    async databaseId => {
+      const { knex, store } = await createStore(databaseId);
+      let landed = 0;
+      const slowStore = Object.assign(Object.create(store), {
+        claimTicks: async (...args: Parameters<typeof store.claimTicks>) => {
+          await new Promise(resolve => setTimeout(resolve, 300));
+          const won = await store.claimTicks(...args);
+          landed += won.length;
+          return won;
+        },
+      }) as DatabaseClaimStore;
+      const handedOver: unknown[][] = [];
+      const claimer = new TickClaimer({
+        store: slowStore,
+        membership: { instanceId: 'solo', isOwner: () => true },
+        logger: mockServices.logger.mock(),
+        unclaimed: {
+          runUnclaimed: ticks => {
+            handedOver.push(ticks);
+            return ticks;
+          },
+          databaseAnswered: () => {},
+        },
+        claimDeadlineMs: 100,
+      });
+      const batch = dueBatch(5);
+
+      const started = Date.now();
+      expect(await claimer.claim(batch)).toEqual(batch);
+      expect(Date.now() - started).toBeLessThan(300);
+      expect(handedOver).toEqual([batch]);
+      expect(claimer.stats()).toMatchObject({ unclaimed: 5, claimed: 0 });
+
+      await new Promise(resolve => setTimeout(resolve, 600));
+      expect(landed).toBe(5);
+      const [{ n }] = await knex('healthcheck_runs').count({ n: '*' });
+      expect(Number(n)).toBe(5);
+    },
+  );
 });

@@ -18,6 +18,13 @@ import { WriteCoalescer } from './WriteCoalescer';
  */
 const DEFAULT_MAX_CLAIMS_IN_FLIGHT = 2;
 
+/**
+ * With outage mode, a claim that has not answered by then leaves its
+ * ticks to run unclaimed: a slow database must not hold probes back past
+ * their interval (the claim still lands, and the result fills it in).
+ */
+const DEFAULT_CLAIM_DEADLINE_MS = 1_000;
+
 /** Ticks per claim statement when a backlog drains (the store's chunk). */
 const MAX_TICKS_PER_CLAIM = 5_000;
 
@@ -63,6 +70,7 @@ export class TickClaimer {
   };
   readonly #metrics: ClaimMetrics;
   readonly #unclaimed: UnclaimedTicks | undefined;
+  readonly #deadlineMs: number;
   readonly #coalescer: WriteCoalescer<
     DueTick<ScheduledSlice>,
     Set<DueTick<ScheduledSlice>>
@@ -89,12 +97,18 @@ export class TickClaimer {
     clock?: { now(): number };
     /** Claim statements at once. Default 2. */
     maxClaimsInFlight?: number;
-    /** Runs owned ticks whose claim failed; without it they do not run. */
+    /**
+     * Runs owned ticks whose claim failed, or did not answer within
+     * `claimDeadlineMs`; without it they do not run.
+     */
     unclaimed?: UnclaimedTicks;
+    /** Default 1 s; only with `unclaimed`. */
+    claimDeadlineMs?: number;
   }) {
     const { store, logger } = deps;
     this.#membership = deps.membership;
     this.#unclaimed = deps.unclaimed;
+    this.#deadlineMs = deps.claimDeadlineMs ?? DEFAULT_CLAIM_DEADLINE_MS;
     const metrics = deps.metrics ?? noopClaimMetrics;
     this.#metrics = isMetricsService(metrics)
       ? createClaimMetrics(metrics)
@@ -146,7 +160,7 @@ export class TickClaimer {
 
     let won: Set<DueTick<ScheduledSlice>>;
     try {
-      won = await this.#coalescer.submit(owned);
+      won = await this.#withinDeadline(this.#coalescer.submit(owned));
     } catch (error) {
       const unclaimed = this.#unclaimed?.runUnclaimed(owned, error) ?? [];
       this.#count('unclaimed', unclaimed.length);
@@ -157,6 +171,30 @@ export class TickClaimer {
     this.#count('claimed', claimed.length);
     this.#count('lost', owned.length - claimed.length);
     return claimed;
+  }
+
+  /** With outage mode, the claim's answer, or a rejection at the deadline. */
+  async #withinDeadline<T>(claim: Promise<T>): Promise<T> {
+    if (!this.#unclaimed) {
+      return await claim;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`the claim had no answer within ${this.#deadlineMs} ms`),
+          ),
+        this.#deadlineMs,
+      );
+    });
+    // A late answer is left unread; its rows are this instance's claims.
+    claim.catch(() => {});
+    try {
+      return await Promise.race([claim, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   stats(): ClaimStats {

@@ -176,7 +176,7 @@ describe('OutageMode', () => {
       expect(logger.warn).toHaveBeenCalledTimes(1);
       expect(logger.warn).toHaveBeenCalledWith(
         expect.stringMatching(
-          /^The database cannot be reached; probing the slices this instance owned, keeping results in memory until it answers: /,
+          /^The database cannot be reached in time; probing the slices this instance owned without claims, keeping results in memory until it answers: /,
         ),
       );
 

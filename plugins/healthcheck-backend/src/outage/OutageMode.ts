@@ -25,6 +25,9 @@ const DEFAULT_BATCH_SIZE = 1_000;
  */
 const MAX_UNCLAIMED_REMEMBERED = 100_000;
 
+/** Going away is logged at most this often. */
+const AWAY_LOG_EVERY_MS = 60_000;
+
 /** A write that fails while claims succeed is logged at most this often. */
 const FAILURE_LOG_EVERY_MS = 30_000;
 
@@ -43,9 +46,10 @@ const STOP_FLUSH_TIMEOUT_MS = 5_000;
  * that has a result keeps it, so a tick another instance also ran keeps
  * one result.
  *
- * When a claim or a write fails the database is away: the claim stage
- * hands over the owned ticks it could not claim, and they run unclaimed on
- * the last membership and slices; the journal holds their results (up to
+ * When a claim fails or has no answer within a second, or a write fails,
+ * the database is away: the claim stage hands over the owned ticks it
+ * could not claim, and they run unclaimed on the last membership and
+ * slices; the journal holds their results (up to
  * its bound) and is retried every second and whenever a claim succeeds.
  * Once it is written, the environments and rollups of the systems
  * concerned are re-derived from durable state.
@@ -74,6 +78,8 @@ export class OutageMode {
   #retry: NodeJS.Timeout | undefined;
   /** A claim succeeded since the last write of the journal failed. */
   #answeredSinceFailure = false;
+  /** When going away was last logged. */
+  #loggedAwayAt = -Infinity;
   /** When a failed write was last logged while claims succeed. */
   #loggedFailureAt = -Infinity;
   #stopped = false;
@@ -244,12 +250,17 @@ export class OutageMode {
     if (this.#awaySince !== undefined) {
       return;
     }
-    this.#awaySince = this.#now();
-    this.#logger.warn(
-      `The database cannot be reached; probing the slices this instance owned, keeping results in memory until it answers: ${stringifyError(
-        error,
-      )}`,
-    );
+    const now = this.#now();
+    this.#awaySince = now;
+    // A database that is slow rather than gone comes and goes: once a minute.
+    if (now - this.#loggedAwayAt >= AWAY_LOG_EVERY_MS) {
+      this.#loggedAwayAt = now;
+      this.#logger.warn(
+        `The database cannot be reached in time; probing the slices this instance owned without claims, keeping results in memory until it answers: ${stringifyError(
+          error,
+        )}`,
+      );
+    }
   }
 
   #writeFailed(error: unknown): void {
