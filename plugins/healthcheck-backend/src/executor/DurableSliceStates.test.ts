@@ -65,6 +65,26 @@ describe('DurableSliceStates', () => {
     expect(states.get('a')?.status).toBe('unhealthy');
   });
 
+  it('gives up waiting for a slow read after its deadline, and takes its answer when it comes', async () => {
+    let answer!: (rows: Map<string, StoredSliceState>) => void;
+    const states = new DurableSliceStates({
+      readSliceStates: () =>
+        new Promise(resolve => {
+          answer = resolve;
+        }),
+      readDeadlineMs: 20,
+    });
+
+    await expect(
+      states.prepare([{ sliceId: 'a', scheduledAt: T0, intervalMs: 10_000 }]),
+    ).rejects.toThrow('Stored states of 1 slice(s) not read within 20 ms');
+    expect(states.get('a')).toBeUndefined();
+
+    answer(new Map([['a', stored('a', T0 - 10_000)]]));
+    await new Promise(resolve => setImmediate(resolve));
+    expect(states.get('a')?.status).toBe('unhealthy');
+  });
+
   it('never lets an older state replace a newer one', () => {
     const { states } = setup([]);
     states.set('a', { ...initialSliceStatusState(T0), status: 'healthy' }, T0);

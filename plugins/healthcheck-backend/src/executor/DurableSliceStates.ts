@@ -2,6 +2,13 @@ import type { SliceStatusState } from '../judge';
 import type { StoredSliceState } from '../database/DatabaseStateStore';
 import type { SliceStateStore } from './SliceRunner';
 
+/**
+ * How long ticks wait for stored states before they judge from the ones
+ * they have: a slow database must not hold a probe back until its next
+ * tick, which would be skipped, and read again. A late answer still lands.
+ */
+const DEFAULT_READ_DEADLINE_MS = 500;
+
 interface CachedState {
   state: SliceStatusState;
   /** Grid time of the run the state follows. */
@@ -21,12 +28,17 @@ export class DurableSliceStates implements SliceStateStore {
     sliceIds: readonly string[],
   ) => Promise<ReadonlyMap<string, StoredSliceState>>;
 
+  readonly #deadlineMs: number;
+
   constructor(options: {
     readSliceStates: (
       sliceIds: readonly string[],
     ) => Promise<ReadonlyMap<string, StoredSliceState>>;
+    /** Default 500 ms. */
+    readDeadlineMs?: number;
   }) {
     this.#read = options.readSliceStates;
+    this.#deadlineMs = options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS;
   }
 
   get(sliceId: string): SliceStatusState | undefined {
@@ -59,9 +71,30 @@ export class DurableSliceStates implements SliceStateStore {
     if (stale.length === 0) {
       return;
     }
-    const stored = await this.#read(stale);
-    for (const [sliceId, state] of stored) {
-      this.set(sliceId, state, state.lastScheduledAt);
+    const read = this.#read(stale).then(stored => {
+      for (const [sliceId, state] of stored) {
+        this.set(sliceId, state, state.lastScheduledAt);
+      }
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `Stored states of ${stale.length} slice(s) not read within ${
+                this.#deadlineMs
+              } ms`,
+            ),
+          ),
+        this.#deadlineMs,
+      );
+    });
+    read.catch(() => {}); // a late failure is the same as a slow one
+    try {
+      await Promise.race([read, deadline]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
