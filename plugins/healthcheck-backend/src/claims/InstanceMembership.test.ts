@@ -180,6 +180,29 @@ describe('InstanceMembership', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'counts for the others only once it joins, on %p',
+    async databaseId => {
+      const { store } = await createStore(databaseId);
+      const clock = new FakeClock(T0);
+      const a = await join(store, clock, 'a');
+      const b = InstanceMembership.create({
+        store,
+        logger: mockServices.logger.mock(),
+        clock,
+        options: { mode: 'shared', instanceId: 'b' },
+      });
+      started.push(b);
+      await advance(clock, [a], HEARTBEAT_MS);
+      expect(a.liveInstances()).toEqual(['a']);
+
+      await b.join();
+      expect(b.liveInstances()).toEqual(['a', 'b']);
+      await advance(clock, [a, b], HEARTBEAT_MS);
+      expect(a.liveInstances()).toEqual(['a', 'b']);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'heartbeats once per period on the clock, on %p',
     async databaseId => {
       const { knex, store } = await createStore(databaseId);

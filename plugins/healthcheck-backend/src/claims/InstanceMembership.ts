@@ -75,24 +75,47 @@ export class InstanceMembership {
   #forgiven = { ms: 0, untilMs: -Infinity };
   #timer: TimerHandle | undefined;
   #refreshing: Promise<void> | undefined;
+  #joined = false;
   #stopped = false;
 
-  /**
-   * Joins: writes the first heartbeat and reads the live set before
-   * returning, so the instance claims nothing on a view it has not read.
-   */
+  /** Creates the membership and joins at once (see {@link join}). */
   static async start(deps: {
     store: ClaimStore;
     logger: LoggerService;
     clock?: SchedulerClock;
     options?: InstanceMembershipOptions;
   }): Promise<InstanceMembership> {
-    const membership = new InstanceMembership(deps);
-    if (membership.isShared) {
-      await membership.refresh();
-      membership.#arm();
-    }
+    const membership = InstanceMembership.create(deps);
+    await membership.join();
     return membership;
+  }
+
+  /**
+   * The membership of an instance that has not joined yet: nobody else
+   * counts on it, and it sees itself alone until it joins.
+   */
+  static create(deps: {
+    store: ClaimStore;
+    logger: LoggerService;
+    clock?: SchedulerClock;
+    options?: InstanceMembershipOptions;
+  }): InstanceMembership {
+    return new InstanceMembership(deps);
+  }
+
+  /**
+   * Joins the instances: writes the first heartbeat and reads the live set
+   * before returning, so the instance claims nothing on a view it has not
+   * read; from then on the others count on it to probe its slices, so an
+   * instance joins when it starts probing, not before. Once only.
+   */
+  async join(): Promise<void> {
+    if (!this.isShared || this.#joined || this.#stopped) {
+      return;
+    }
+    this.#joined = true;
+    await this.refresh();
+    this.#arm();
   }
 
   private constructor(deps: {

@@ -35,7 +35,8 @@ import type { SliceStateStore } from './SliceRunner';
 export interface ProbingInstance {
   readonly instanceId: string;
   readonly engine: ProbeEngine<DesiredSlice>;
-  start(): void;
+  /** Joins the instances sharing the database, and starts probing. */
+  start(): Promise<void>;
   /**
    * Stops probing (bounded wait for runs in flight), writes what it can of
    * the results still waiting (bounded), then leaves.
@@ -44,8 +45,9 @@ export interface ProbingInstance {
 }
 
 /**
- * Joins the instance set (writing the first heartbeat) and builds the
- * engine; `start` begins probing.
+ * Builds the engine and this instance's membership; `start` joins the
+ * instance set (the first heartbeat: from then on the others leave this
+ * instance its slices) and begins probing.
  * @internal
  */
 export async function createProbingInstance(options: {
@@ -68,7 +70,7 @@ export async function createProbingInstance(options: {
   const claimStore = await DatabaseClaimStore.create({
     database: options.database,
   });
-  const membership = await InstanceMembership.start({
+  const membership = InstanceMembership.create({
     store: claimStore,
     logger,
     options: {
@@ -132,7 +134,10 @@ export async function createProbingInstance(options: {
   return {
     instanceId: membership.instanceId,
     engine,
-    start: () => engine.start(),
+    start: async () => {
+      await membership.join();
+      engine.start();
+    },
     stop: async () => {
       await engine.stop();
       await outage.stop();

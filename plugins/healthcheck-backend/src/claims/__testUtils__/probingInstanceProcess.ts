@@ -52,7 +52,7 @@ async function main(instanceId: string, connection: string) {
     probeTypes,
     instanceId,
   });
-  instance.start();
+  await instance.start();
   process.stdout.write('ready\n');
   process.once('SIGTERM', () => {
     instance
