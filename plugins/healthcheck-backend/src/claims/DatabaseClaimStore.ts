@@ -20,6 +20,26 @@ const CLAIM_CHUNK_SIZE = 5_000;
 /** Results per update statement; each carries its conditions as JSON. */
 const COMPLETE_CHUNK_SIZE = 1_000;
 
+/** The columns a run's result fills in, after its claim. */
+const RESULT_COLUMNS = [
+  'started_at',
+  'duration_ms',
+  'outcome',
+  'status',
+  'conditions',
+  'error_kind',
+  'error_message',
+  'lane',
+  'timeout_ms',
+] as const;
+
+/** `started_at = <from>.started_at, ...` for every result column. */
+function setResultColumns(from: 'result' | 'excluded'): string {
+  return RESULT_COLUMNS.map(column => `${column} = ${from}.${column}`).join(
+    ', ',
+  );
+}
+
 /**
  * A set of ticks as a relation `tick(slice_id, scheduled_at)` that a
  * statement can select from, with its bindings.
@@ -332,26 +352,6 @@ export class DatabaseClaimStore implements ClaimStore {
         value ->> '$.timeout_ms' AS timeout_ms
       FROM json_each(?)) AS result`;
   }
-}
-
-/** The columns a run's result fills in, after its claim. */
-const RESULT_COLUMNS = [
-  'started_at',
-  'duration_ms',
-  'outcome',
-  'status',
-  'conditions',
-  'error_kind',
-  'error_message',
-  'lane',
-  'timeout_ms',
-] as const;
-
-/** `started_at = <from>.started_at, ...` for every result column. */
-function setResultColumns(from: 'result' | 'excluded'): string {
-  return RESULT_COLUMNS.map(column => `${column} = ${from}.${column}`).join(
-    ', ',
-  );
 }
 
 function tickKey(sliceId: string, scheduledAt: number): string {

@@ -91,8 +91,6 @@ export async function createProbingInstance(options: {
     }),
     afterWrite: options.afterComplete,
     rederive: options.rederive,
-    // What changed meanwhile, at once rather than after the loader's backoff.
-    onDatabaseBack: () => engine.scheduler.refreshDesired(),
     logger: logger.child({ component: 'outage' }),
   });
   const claimer = new TickClaimer({
@@ -131,6 +129,8 @@ export async function createProbingInstance(options: {
       logger,
     }),
   });
+  // What changed meanwhile, at once rather than after the loader's backoff.
+  outage.onDatabaseBack(() => engine.scheduler.refreshDesired());
   return {
     instanceId: membership.instanceId,
     engine,

@@ -87,11 +87,11 @@ describe('OutageMode', () => {
         rederived.push(systemRefs);
         return undefined as never;
       },
-      onDatabaseBack: () => {
-        back++;
-      },
       logger,
       retryMs: 50,
+    });
+    outage.onDatabaseBack(() => {
+      back++;
     });
     const rows = async () =>
       (

@@ -64,7 +64,7 @@ export class OutageMode {
   readonly #journal: OutageJournal<JournaledRun>;
   readonly #afterWrite?: (runs: JournaledRun[]) => Promise<void>;
   readonly #rederive?: RederiveHealth;
-  readonly #onDatabaseBack?: () => void;
+  #onDatabaseBack?: () => void;
   readonly #logger: LoggerService;
   readonly #now: () => number;
   readonly #retryMs: number;
@@ -92,8 +92,6 @@ export class OutageMode {
     afterWrite?: (runs: JournaledRun[]) => Promise<void>;
     /** Re-derives environments and rollups once the journal is written. */
     rederive?: RederiveHealth;
-    /** Once the database answers again after an outage. */
-    onDatabaseBack?: () => void;
     logger: LoggerService;
     clock?: { now(): number };
     retryMs?: number;
@@ -104,12 +102,16 @@ export class OutageMode {
     this.#journal = deps.journal;
     this.#afterWrite = deps.afterWrite;
     this.#rederive = deps.rederive;
-    this.#onDatabaseBack = deps.onDatabaseBack;
     this.#logger = deps.logger;
     const clock = deps.clock ?? Date;
     this.#now = () => clock.now();
     this.#retryMs = deps.retryMs ?? DEFAULT_RETRY_MS;
     this.#batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
+  }
+
+  /** Calls `listener` whenever the database answers again after an outage. */
+  onDatabaseBack(listener: () => void): void {
+    this.#onDatabaseBack = listener;
   }
 
   /** Whether this instance has found the database away and not back yet. */
