@@ -283,14 +283,16 @@ function test() {
     [
       // Three backend processes racing for ticks are timing-sensitive, so
       // they run on their own, not beside a full set of jest workers.
-      'multi-instance test (three processes, run alone)',
+      'multi-instance tests (three processes; two through a database outage; run alone)',
       () =>
         yarn(
           [
             'backstage-cli',
             'package',
             'test',
+            '--runInBand',
             'src/claims/multiInstance.test.ts',
+            'src/outage/outage.test.ts',
           ],
           {
             env: { ...env, VIGIL_MULTI_INSTANCE_TEST: '1' },
