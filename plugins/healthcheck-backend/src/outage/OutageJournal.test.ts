@@ -5,7 +5,6 @@ interface Entry {
   sliceId: string;
   scheduledAt: number;
   result: string;
-  changed?: boolean;
 }
 
 const entry = (sliceId: string, scheduledAt: number, result = 'pass') => ({
@@ -89,21 +88,22 @@ describe('OutageJournal', () => {
     expect(counts.written).toBe(7);
   });
 
-  it('ends a batch after each entry endsBatch picks', async () => {
+  it('puts one entry of a group in a batch: the second starts the next', async () => {
     const journal = new OutageJournal<Entry>({ maxEntries: 100 });
     journal.add(entry('a', 1000));
-    journal.add({ ...entry('a', 2000, 'fail'), changed: true });
+    journal.add(entry('b', 1000));
+    journal.add(entry('a', 2000, 'fail'));
+    journal.add(entry('c', 2000));
     journal.add(entry('a', 3000, 'fail'));
-    journal.add({ ...entry('a', 4000), changed: true });
-    journal.add(entry('a', 5000));
+    journal.add(entry('b', 3000));
     const { written, write } = batches();
 
-    await journal.flush(write, { batchSize: 100, endsBatch: e => !!e.changed });
+    await journal.flush(write, { batchSize: 100, groupOf: e => e.sliceId });
 
-    expect(written.map(batch => batch.map(e => e.scheduledAt))).toEqual([
-      [1000, 2000],
-      [3000, 4000],
-      [5000],
+    expect(written.map(batch => batch.map(e => e.sliceId))).toEqual([
+      ['a', 'b'],
+      ['a', 'c'],
+      ['a', 'b'],
     ]);
   });
 

@@ -71,14 +71,15 @@ export class OutageJournal<TEntry extends TickKey> {
 
   /**
    * Writes the entries, oldest first, `batchSize` at a time; a batch also
-   * ends after an entry `endsBatch` picks (so what follows each such entry
-   * sees it written). Entries added meanwhile are written in the same
-   * flush. Stops at the first batch that fails, which stays with the rest.
-   * A call while a flush runs joins it.
+   * ends before a second entry of the same `groupOf` (so what a batch
+   * writes is one moment of each group, and the next batch sees it
+   * written). Entries added meanwhile are written in the same flush. Stops
+   * at the first batch that fails, which stays with the rest. A call while
+   * a flush runs joins it.
    */
   flush(
     write: (batch: TEntry[]) => Promise<void>,
-    options: { batchSize: number; endsBatch?: (entry: TEntry) => boolean },
+    options: { batchSize: number; groupOf?: (entry: TEntry) => string },
   ): Promise<JournalFlush> {
     if (!this.#flushing) {
       this.#flushing = this.#flush(write, options).finally(() => {
@@ -90,15 +91,23 @@ export class OutageJournal<TEntry extends TickKey> {
 
   async #flush(
     write: (batch: TEntry[]) => Promise<void>,
-    options: { batchSize: number; endsBatch?: (entry: TEntry) => boolean },
+    options: { batchSize: number; groupOf?: (entry: TEntry) => string },
   ): Promise<JournalFlush> {
     let written = 0;
     while (this.#entries.size > 0) {
       const batch: TEntry[] = [];
+      const groups = new Set<string>();
       for (const entry of this.#entries.values()) {
-        batch.push(entry);
-        if (batch.length >= options.batchSize || options.endsBatch?.(entry)) {
+        const group = options.groupOf?.(entry);
+        if (
+          batch.length >= options.batchSize ||
+          (group !== undefined && groups.has(group))
+        ) {
           break;
+        }
+        batch.push(entry);
+        if (group !== undefined) {
+          groups.add(group);
         }
       }
       try {

@@ -40,9 +40,9 @@ const STOP_FLUSH_TIMEOUT_MS = 5_000;
  *
  * Every finished run is journaled ({@link OutageJournal}) and written
  * behind the probe, so a slow database never holds a slice's next tick
- * back: in batches, in the order the runs finished, each batch ending
- * after a status change so that its transition is checked on the states as
- * they were then. A run's row is inserted, or its claim filled in; a row
+ * back: in batches, in the order the runs finished, at most one run of a
+ * slice a batch, so that the transitions a batch makes are checked on the
+ * states as they were then. A run's row is inserted, or its claim filled in; a row
  * that has a result keeps it, so a tick another instance also ran keeps
  * one result.
  *
@@ -186,7 +186,9 @@ export class OutageMode {
           await this.#store.writeRuns(this.#instanceId, batch, this.#now());
           await this.#afterWrite?.(batch);
         },
-        { batchSize: this.#batchSize, endsBatch: run => run.statusChanged },
+        // A run of each slice a batch: the states it writes, and the
+        // transitions checked on them, are of one moment, in order.
+        { batchSize: this.#batchSize, groupOf: run => run.sliceId },
       );
       if (flushed.error !== undefined) {
         this.#writeFailed(flushed.error);
