@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
@@ -156,6 +156,27 @@ export class ChaosFleet {
         ),
       ),
     );
+  }
+
+  /**
+   * Each running instance's resident memory as it is, in KiB, read from
+   * /proc: no collection, so the instances are not paused while their
+   * ticks are being judged.
+   */
+  residentKiB(): Map<string, number> {
+    const resident = new Map<string, number>();
+    for (const { name, pid } of this.running()) {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+        if (kib) {
+          resident.set(name, Number(kib));
+        }
+      } catch {
+        // It exited meanwhile: no sample.
+      }
+    }
+    return resident;
   }
 
   #memoryOf(instance: ChaosInstance): Promise<MemoryReport> {
