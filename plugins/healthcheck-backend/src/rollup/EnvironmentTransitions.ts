@@ -147,6 +147,10 @@ export class EnvironmentTransitions {
     this.#logger.info(
       `${event.systemRef} in ${event.environment}: ${event.from} -> ${event.to}`,
     );
+    // The owner is told first: publishing starts the rollup's window, and
+    // an instance that dies after that must not have left the owner untold
+    // (the stored status has moved; nobody would tell them again).
+    await this.#notify(event, slices);
     try {
       await this.#events?.publish({
         topic: ENVIRONMENT_CHANGED_TOPIC,
@@ -158,6 +162,9 @@ export class EnvironmentTransitions {
         error as Error,
       );
     }
+  }
+
+  async #notify(event: EnvironmentChangedEvent, slices: EnvironmentSlice[]) {
     if (!this.#notifications) {
       return;
     }

@@ -368,6 +368,29 @@ describe('health rollup', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'tells the owner before it publishes the change, which starts the rollup window, on %p',
+    async databaseId => {
+      const { store, catalog } = await setup(databaseId);
+      const a = instance(store, catalog, 'a');
+      const [production] = SLICES;
+      await setStatus(store, production, 'healthy');
+      await a.transitions.checkSystems(['system:default/payments']);
+      const sentWhenPublished: number[] = [];
+      const publish = a.events.publish.bind(a.events);
+      a.events.publish = async params => {
+        sentWhenPublished.push(a.notifications.sent.length);
+        await publish(params);
+      };
+
+      await setStatus(store, production, 'unhealthy', 'down');
+      await a.transitions.check([production]);
+
+      expect(a.notifications.sent).toHaveLength(1);
+      expect(sentWhenPublished).toEqual([1]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'keeps the latest state of a slice whose runs after an outage come in one batch, on %p',
     async databaseId => {
       const { store, catalog } = await setup(databaseId);
