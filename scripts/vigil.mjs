@@ -322,6 +322,21 @@ function test() {
         ),
     ],
     [
+      // Packs the plugins (built above), adds them to a fresh create-app
+      // app by their READMEs' steps and sees the Health page in Chromium.
+      'adoption test (the packages in a fresh Backstage app)',
+      () => {
+        ensureChromium();
+        return run(process.execPath, ['scripts/adoption/adoption.mjs'], {
+          env: {
+            ...env,
+            VIGIL_YARN: JSON.stringify(YARN),
+            VIGIL_ADOPTION_BUILT: '1',
+          },
+        });
+      },
+    ],
+    [
       'browser smoke test',
       () => {
         ensureChromium();
