@@ -13,6 +13,10 @@ function appFailingWith(error: Error) {
   return appWithErrorMiddleware(createApiRouter([route]));
 }
 
+// The first request compiles the validator of the OpenAPI document, about
+// 3 s on its own and more on a busy machine.
+jest.setTimeout(30_000);
+
 describe('createApiRouter', () => {
   it('answers 503 when the database does not finish a statement in time', async () => {
     const res = await request(
