@@ -183,6 +183,19 @@ function git(appDir, args) {
   );
 }
 
+/**
+ * The environment of commands in the app. The test command runs with
+ * CI=true, under which Yarn refuses to change a lockfile; a team adding a
+ * plugin to its app does change it.
+ */
+function appEnv(path) {
+  return {
+    ...process.env,
+    PATH: path,
+    YARN_ENABLE_IMMUTABLE_INSTALLS: 'false',
+  };
+}
+
 /** The generated, installed app: from the cache, or made and cached. */
 function preparedApp() {
   const appDir = join(CACHE, `app-${appFingerprint()}`);
@@ -217,6 +230,7 @@ function preparedApp() {
       spawnSync(yarn[0], [...yarn.slice(1), 'install'], {
         cwd: appDir,
         stdio: ['ignore', 'inherit', 'inherit'],
+        env: appEnv(process.env.PATH),
       }).status,
     log,
   });
@@ -298,7 +312,7 @@ function applyStep(step, { appDir, registryUrl, path }) {
         log(`$ ${line}`);
         run('bash', ['-c', line], {
           cwd: appDir,
-          env: { ...process.env, PATH: path },
+          env: appEnv(path),
         });
       }
       return;
@@ -419,7 +433,7 @@ function startApp(appDir, path) {
     cwd: appDir,
     detached: true,
     stdio: ['ignore', fd, fd],
-    env: { ...process.env, PATH: path, BROWSER: 'none' },
+    env: { ...appEnv(path), BROWSER: 'none' },
   });
   child.output = output;
   return child;
@@ -529,13 +543,13 @@ async function main() {
     await check('yarn install', () =>
       run('yarn', ['install'], {
         cwd: appDir,
-        env: { ...process.env, PATH: path },
+        env: appEnv(path),
       }),
     );
     await check('yarn tsc', () =>
       run('yarn', ['tsc'], {
         cwd: appDir,
-        env: { ...process.env, PATH: path },
+        env: appEnv(path),
       }),
     );
     target = await startTarget();
