@@ -115,8 +115,9 @@ function resolveYarn() {
     readFileSync(join(ROOT, 'package.json'), 'utf8'),
   ).packageManager.split('@')[1];
   const execPath = process.env.npm_execpath ?? '';
+  // Under `yarn run` npm_execpath can be a shell shim, which node cannot run.
   if (
-    /yarn/.test(execPath) &&
+    /yarn[^/]*\.c?js$/.test(execPath) &&
     process.env.npm_config_user_agent?.includes(`yarn/${wanted}`)
   ) {
     return [process.execPath, execPath];
