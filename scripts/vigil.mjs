@@ -353,6 +353,13 @@ function test() {
         });
       },
     ],
+    [
+      // Three backend processes through a fault proxy for about seven
+      // minutes; timing-sensitive, so last and alone. It restarts the
+      // local PostgreSQL once (pg-restart).
+      'chaos suite (faults lose nothing; three processes, run alone)',
+      () => yarn(['test:chaos'], { env }),
+    ],
   ];
   let passed = 0;
   let failed = 0;
