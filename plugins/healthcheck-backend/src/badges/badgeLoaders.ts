@@ -2,13 +2,13 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
-import type { HistoryStore } from '../history';
 import type { ResponseTimes } from './badgeContent';
 import {
   badgeTarget,
   type BadgeMeasurementQuery,
   type BadgeRouterOptions,
 } from './badgeRouter';
+import type { HistoryStore } from '../model';
 
 /**
  * How long an up-time or response-time badge's figure is reused. Over a

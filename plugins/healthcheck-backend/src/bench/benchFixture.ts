@@ -23,11 +23,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import type { Knex } from 'knex';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
-import {
-  DatabaseStateStore,
-  type EnvironmentSlice,
-  type StoredSliceState,
-} from '../database/DatabaseStateStore';
+import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { HOUR_MS, hourStartOf } from '../history/aggregateRuns';
 import {
   syntheticCatalog,
@@ -44,6 +40,7 @@ import {
   resolveEnvironments,
 } from '../reconciler/resolveEnvironments';
 import { computeRollup, environmentVerdict } from '../rollup/computeRollup';
+import type { EnvironmentSlice, StoredSliceState } from '../model';
 
 const DAY_MS = 24 * HOUR_MS;
 /** Hours of aggregates each slice of a history system gets: 30 days. */

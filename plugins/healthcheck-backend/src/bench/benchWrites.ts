@@ -22,18 +22,17 @@
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import { randomSource } from '../tooling/randomSource';
-import type { CompletedRun } from '../claims/ClaimStore';
 import { createTickClaims } from '../claims/createTickClaims';
 import { DatabaseClaimStore } from '../claims/DatabaseClaimStore';
 import { TickClaimer } from '../claims/TickClaimer';
 import { OutageJournal, OutageMode } from '../outage';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
-import type { RunRecord } from '../executor/SliceRunner';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import { EnvironmentTransitions } from '../rollup/EnvironmentTransitions';
 import { createRunFollowUp } from '../rollup/followUpRuns';
 import type { DueTick } from '../scheduler/types';
 import { quietLogger } from '../tooling/quietLogger';
+import type { CompletedRun, RunRecord } from '../model';
 
 const HOUR_MS = 3_600_000;
 const INSTANCE_ID = 'bench-instance';

@@ -7,8 +7,8 @@ import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import knexFactory, { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { migrateUp } from '../database/migrations';
-import type { CompletedRun, TickKey } from './ClaimStore';
 import { DatabaseClaimStore } from './DatabaseClaimStore';
+import type { CompletedRun, TickKey } from '../model';
 
 jest.setTimeout(60_000);
 

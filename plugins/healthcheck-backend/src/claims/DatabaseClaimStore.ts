@@ -3,12 +3,7 @@ import { migratedClient } from '../database/migrations';
 import { Knex } from 'knex';
 import { Engine, engineOf, rowsOf } from '../database/engine';
 import type { PrimingRun } from '../admission/primeBulkhead';
-import type {
-  ClaimStore,
-  CompletedRun,
-  SliceClaim,
-  TickKey,
-} from './ClaimStore';
+import type { ClaimStore, CompletedRun, SliceClaim, TickKey } from '../model';
 
 /**
  * Ticks per claim statement. The ticks travel as two arrays (PostgreSQL) or

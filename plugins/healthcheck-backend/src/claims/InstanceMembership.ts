@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { systemClock } from '../scheduler/clock';
 import type { SchedulerClock, TimerHandle } from '../scheduler/types';
-import type { ClaimStore } from './ClaimStore';
 import { ownerOf } from './rendezvous';
+import type { ClaimStore } from '../model';
 
 /**
  * How often and for how long instances vouch for themselves.

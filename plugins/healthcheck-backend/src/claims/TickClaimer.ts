@@ -2,7 +2,6 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { stringifyError } from '@backstage/errors';
 import type { DueTick, ScheduledSlice } from '../scheduler/types';
-import type { ClaimStore, TickKey } from './ClaimStore';
 import type { ClaimMetrics, ClaimOutcome } from './metrics';
 import {
   createClaimMetrics,
@@ -10,6 +9,7 @@ import {
   noopClaimMetrics,
 } from './metrics';
 import { WriteCoalescer } from './WriteCoalescer';
+import type { ClaimStore, TickKey } from '../model';
 
 /**
  * Claim statements one instance runs at once. Batches that fall due while

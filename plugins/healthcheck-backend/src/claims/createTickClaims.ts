@@ -6,9 +6,9 @@ import type {
   TickClaims,
 } from '../executor/SliceRunner';
 import type { OutageMode } from '../outage/OutageMode';
-import type { ClaimStore, TickKey } from './ClaimStore';
 import { claimsWindowOf, holderOf, planRunNow } from './planRunNow';
 import type { TickClaimer } from './TickClaimer';
+import type { ClaimStore, TickKey } from '../model';
 
 /**
  * Beyond its timeout, how long a run's claim without a result still counts

@@ -1,9 +1,3 @@
-export type {
-  ClaimStore,
-  CompletedRun,
-  SliceClaim,
-  TickKey,
-} from './ClaimStore';
 export { DatabaseClaimStore } from './DatabaseClaimStore';
 export {
   DEFAULT_HEARTBEAT_MS,

@@ -1,6 +1,6 @@
 import { claimKeyAt } from '../scheduler';
-import type { SliceClaim } from './ClaimStore';
 import { claimsWindowOf, holderOf, planRunNow } from './planRunNow';
+import type { SliceClaim } from '../model';
 
 const sliceId = 'healthcheck:payments-health:system%3Adefault%2Fpayments:prod';
 const intervalMs = 60_000;

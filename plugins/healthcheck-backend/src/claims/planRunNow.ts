@@ -1,5 +1,5 @@
 import { claimKeyAt } from '../scheduler/stagger';
-import type { SliceClaim } from './ClaimStore';
+import type { SliceClaim } from '../model';
 
 /**
  * What a run now of a slice does, on whichever instance is asked: join the

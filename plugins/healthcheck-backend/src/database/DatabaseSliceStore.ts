@@ -8,7 +8,7 @@ import type {
   SliceStore,
   SliceWrite,
   StoredSliceHeader,
-} from './SliceStore';
+} from '../model';
 
 const SLICES_TABLE = 'healthcheck_slices';
 const STATE_TABLE = 'healthcheck_reconcile_state';

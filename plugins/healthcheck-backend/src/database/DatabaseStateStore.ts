@@ -5,10 +5,15 @@ import type {
   SystemRollup,
 } from '@vigil/plugin-healthcheck-common';
 import { Knex } from 'knex';
-import type { SliceStatusState } from '../judge';
 import { coalescedReads } from './coalescedReads';
 import { componentsOfRow } from './DatabaseSliceStore';
 import { Engine, engineOf, rowsOf } from './engine';
+import type {
+  EnvironmentSlice,
+  RollupClaim,
+  StoredRollup,
+  StoredSliceState,
+} from '../model';
 
 /** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
 const ID_CHUNK_SIZE = 900;
@@ -16,61 +21,6 @@ const ID_CHUNK_SIZE = 900;
 const WRITE_CHUNK_SIZE = 1_000;
 /** Rollup claims one statement prunes: short statements, whatever the backlog. */
 const PRUNE_CHUNK_SIZE = 10_000;
-
-/**
- * A slice's judged state as stored, with what the rollup shows of its last run.
- * @internal
- */
-export interface StoredSliceState extends SliceStatusState {
-  sliceId: string;
-  checkId: string;
-  systemRef: string;
-  environment: string;
-  /** Grid time of the run this state follows. */
-  lastScheduledAt: number;
-  lastRunAt: number;
-  lastDurationMs?: number;
-  /** The first failing condition as displayed, or the probe error. */
-  lastReason?: string;
-}
-
-/**
- * A slice of an environment as the rollup sees it: stored, maybe paused,
- * maybe never run.
- * @internal
- */
-export interface EnvironmentSlice {
-  sliceId: string;
-  checkId: string;
-  systemRef: string;
-  environment: string;
-  paused: boolean;
-  state?: StoredSliceState;
-  /** Canonical refs of the Components the check targets; absent when none. */
-  components?: string[];
-}
-
-/**
- * A stored rollup, and when the state it was computed from was read.
- * @internal
- */
-export interface StoredRollup {
-  rollup: SystemRollup;
-  /** Epoch ms. */
-  computedAt: number;
-}
-
-/**
- * A rollup debounce claim: one instance's promise to recompute a system at
- * the end of a window.
- * @internal
- */
-export interface RollupClaim {
-  id: string;
-  claimedBy: string;
-  /** Epoch ms. */
-  claimedAt: number;
-}
 
 /**
  * The durable health state every instance reads and writes: slice states,

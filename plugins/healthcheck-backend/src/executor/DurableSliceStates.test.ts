@@ -1,6 +1,6 @@
-import type { StoredSliceState } from '../database/DatabaseStateStore';
 import { initialSliceStatusState } from '../judge';
 import { DurableSliceStates } from './DurableSliceStates';
+import type { StoredSliceState } from '../model';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 

@@ -1,6 +1,5 @@
 import type { SliceStatusState } from '../judge';
-import type { StoredSliceState } from '../database/DatabaseStateStore';
-import type { SliceStateStore } from './SliceRunner';
+import type { SliceStateStore, StoredSliceState } from '../model';
 
 /**
  * How long ticks wait for stored states before they judge from the ones

@@ -16,13 +16,8 @@ import {
 } from '../scheduler';
 import { sameOwnProperties } from '../scheduler/sliceChecks';
 import { createRunMetrics } from './runMetrics';
-import {
-  RunnableSlice,
-  RunRecord,
-  SliceRunner,
-  SliceStateStore,
-  TickClaims,
-} from './SliceRunner';
+import { RunnableSlice, SliceRunner, TickClaims } from './SliceRunner';
+import type { RunRecord, SliceStateStore } from '../model';
 
 /**
  * Loads the desired slices, in full or as changes; see the scheduler's

@@ -5,12 +5,8 @@ import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';
 import { claimKeyAt } from '../scheduler';
 import { DurableSliceStates } from './DurableSliceStates';
-import {
-  RunnableSlice,
-  RunRecord,
-  SliceRunner,
-  TickClaims,
-} from './SliceRunner';
+import { RunnableSlice, SliceRunner, TickClaims } from './SliceRunner';
+import type { RunRecord } from '../model';
 
 const slice: RunnableSlice = {
   id: 'healthcheck:payments-health:system%3Adefault%2Fpayments:production',

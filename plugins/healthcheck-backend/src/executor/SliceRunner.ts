@@ -1,20 +1,11 @@
-import {
-  ProbeErrorKind,
-  ProbeResult,
-  ProbeType,
-} from '@vigil/plugin-healthcheck-node';
+import { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { toError } from '@backstage/errors';
-import {
-  ConditionSpec,
-  JudgedCondition,
-} from '@vigil/plugin-healthcheck-common';
-import { Bulkhead, DeferReason, endpointKeyOf, Lane } from '../admission';
+import { ConditionSpec } from '@vigil/plugin-healthcheck-common';
+import { Bulkhead, DeferReason, endpointKeyOf } from '../admission';
 import {
   applyRunOutcome,
   initialSliceStatusState,
-  RunOutcome,
-  SliceStatus,
   SliceStatusState,
   StatusThresholds,
 } from '../judge';
@@ -23,6 +14,7 @@ import { claimKeyAt, DueTick, ScheduledSlice } from '../scheduler';
 import { boundProbeResult } from './boundProbeResult';
 import { judgeProbeResult } from './judgeProbeResult';
 import { noopRunMetrics, RunMetrics } from './runMetrics';
+import type { RunRecord, SliceStateStore } from '../model';
 
 /** A probe that ignores its signal is given this long before it is abandoned. */
 const ABANDON_GRACE_MS = 50;
@@ -44,55 +36,6 @@ export interface RunnableSlice extends ScheduledSlice {
   readonly conditions: readonly ConditionSpec[];
   /** Unset fields take the defaults (2 failures, 1 success). */
   readonly thresholds?: Partial<StatusThresholds>;
-}
-
-/** One run of one slice at one scheduled tick, as recorded. */
-export interface RunRecord {
-  readonly sliceId: string;
-  readonly checkId: string;
-  readonly systemRef: string;
-  readonly environment: string;
-  /** The grid time of the tick (epoch ms). */
-  readonly scheduledAt: number;
-  readonly startedAt: number;
-  readonly durationMs: number;
-  readonly outcome: RunOutcome;
-  readonly status: SliceStatus;
-  readonly previousStatus: SliceStatus;
-  readonly statusChanged: boolean;
-  /** The slice's judged state after this run. */
-  readonly state: SliceStatusState;
-  readonly conditions: readonly JudgedCondition[];
-  readonly error?: { kind: ProbeErrorKind; message: string };
-  readonly lane: Lane;
-  /** The timeout this run had: the configured one, or shrunk by the bulkhead. */
-  readonly timeoutMs: number;
-  /** From due time to start. */
-  readonly queueWaitMs: number;
-  readonly probe: Omit<ProbeResult, 'body'>;
-}
-
-/** Where a slice's status lives between runs. */
-export interface SliceStateStore {
-  get(sliceId: string): SliceStatusState | undefined;
-  /**
-   * Called once the run is written, never before. `scheduledAt` is the grid
-   * time of the run the state follows.
-   */
-  set(sliceId: string, state: SliceStatusState, scheduledAt: number): void;
-  /**
-   * Makes `get` current for ticks about to run, in one round trip: a state
-   * another instance wrote since is read here.
-   */
-  /** Drops the states of slices that no longer run here. */
-  forget?(sliceIds: Iterable<string>): void;
-  prepare?(
-    ticks: ReadonlyArray<{
-      sliceId: string;
-      scheduledAt: number;
-      intervalMs: number;
-    }>,
-  ): Promise<void>;
 }
 
 /**

@@ -10,7 +10,6 @@ import {
   TickClaimer,
 } from '../claims';
 import { primeBulkhead } from '../admission';
-import type { SliceStore } from '../database/SliceStore';
 import {
   createJournalMetrics,
   type JournaledRun,
@@ -24,7 +23,7 @@ import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { SliceChange } from '../scheduler';
 import type { RederiveHealth } from '../sweep';
 import { ProbeEngine } from './ProbeEngine';
-import type { SliceStateStore } from './SliceRunner';
+import type { SliceStateStore, SliceStore } from '../model';
 
 /**
  * One backend instance's probing: it joins the instances that share the

@@ -13,6 +13,7 @@ import {
   summarizeHours,
   summarizeWindow,
 } from './aggregateRuns';
+import { HistoryRun, toHistoryStatus, uptimeRatio } from './timeWeightedUptime';
 import type {
   AggregationResult,
   HistoryHour,
@@ -25,8 +26,7 @@ import type {
   StoredRun,
   SystemHistoryQuery,
   UptimeSummary,
-} from './HistoryStore';
-import { HistoryRun, toHistoryStatus, uptimeRatio } from './timeWeightedUptime';
+} from '../model';
 
 const RUNS_TABLE = 'healthcheck_runs';
 const HOURS_TABLE = 'healthcheck_run_hours';

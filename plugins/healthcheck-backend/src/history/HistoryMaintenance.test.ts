@@ -7,7 +7,7 @@ import {
   readHistorySettings,
   scheduleHistoryMaintenance,
 } from './HistoryMaintenance';
-import type { HistoryStore } from './HistoryStore';
+import type { HistoryStore } from '../model';
 
 const DAY_MS = 86_400_000;
 

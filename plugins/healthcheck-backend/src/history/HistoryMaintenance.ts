@@ -2,7 +2,7 @@ import { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
 import { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
 import { HOUR_MS, hourStartOf } from './aggregateRuns';
-import type { HistoryStore } from './HistoryStore';
+import type { HistoryStore } from '../model';
 
 const DAY_MS = 24 * HOUR_MS;
 

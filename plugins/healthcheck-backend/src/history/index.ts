@@ -20,19 +20,6 @@ export {
   scheduleHistoryMaintenance,
 } from './HistoryMaintenance';
 export type { HistorySettings } from './HistoryMaintenance';
-export type {
-  AggregationResult,
-  HistoryHour,
-  HistoryStore,
-  ListRunsQuery,
-  PauseMarker,
-  ResponseTimeSummary,
-  RunPage,
-  SliceUptimeQuery,
-  StoredRun,
-  SystemHistoryQuery,
-  UptimeSummary,
-} from './HistoryStore';
 export { timeWeightedUptime, uptimeRatio } from './timeWeightedUptime';
 export type {
   HistoryRun,

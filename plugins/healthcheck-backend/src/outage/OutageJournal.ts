@@ -1,5 +1,5 @@
-import type { TickKey } from '../claims/ClaimStore';
 import { noopJournalMetrics, type JournalMetrics } from './journalMetrics';
+import type { TickKey } from '../model';
 
 /**
  * What a flush did: entries written, and entries still waiting (the batch

@@ -9,9 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { waitFor } from '../__testUtils__/waitFor';
 import { DatabaseClaimStore } from '../claims/DatabaseClaimStore';
-import type { RunRecord } from '../executor/SliceRunner';
 import { OutageJournal } from './OutageJournal';
 import { type JournaledRun, OutageMode } from './OutageMode';
+import type { RunRecord } from '../model';
 
 jest.setTimeout(60_000);
 

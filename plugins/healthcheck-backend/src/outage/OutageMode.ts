@@ -1,9 +1,8 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { stringifyError } from '@backstage/errors';
-import type { ClaimStore, TickKey } from '../claims/ClaimStore';
-import type { RunRecord } from '../executor/SliceRunner';
 import type { RederiveHealth } from '../sweep';
 import type { OutageJournal } from './OutageJournal';
+import type { ClaimStore, RunRecord, TickKey } from '../model';
 
 /**
  * A run as the journal keeps it: the run row's fields and what its

@@ -1,13 +1,13 @@
 import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { HEALTHCHECK_KIND } from '@vigil/plugin-healthcheck-common';
-import type { SliceStore } from '../database/SliceStore';
 import {
   catalogFingerprints,
   compareFingerprints,
   ENVIRONMENTS_KEY,
 } from './catalogFingerprints';
 import type { Reconciler } from './Reconciler';
+import type { SliceStore } from '../model';
 
 /** Above this many changed systems one full pass is cheaper than scoped ones. */
 const DEFAULT_FULL_PASS_ABOVE = 500;

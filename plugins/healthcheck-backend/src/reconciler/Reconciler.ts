@@ -2,11 +2,6 @@ import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
 import { stringifyEntityRef, parseEntityRef } from '@backstage/catalog-model';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { isPausedHeader, pausedHeader } from '../database/DatabaseSliceStore';
-import type {
-  SliceStore,
-  SliceWrite,
-  StoredSliceHeader,
-} from '../database/SliceStore';
 import type { DesiredSlice, PausedSlice } from './desiredSlices';
 import {
   CheckSpecValidator,
@@ -21,6 +16,7 @@ import {
   ReportedProblems,
 } from './reconcileProblems';
 import type { DesiredSliceSettings } from './reconcileSettings';
+import type { SliceStore, SliceWrite, StoredSliceHeader } from '../model';
 
 /**
  * Subjects (systems, checks) whose problems one pass logs one by one; the

@@ -1,6 +1,6 @@
-import type { SliceStore } from '../database/SliceStore';
 import type { SliceChange } from '../scheduler';
 import type { DesiredSlice } from './desiredSlices';
+import type { SliceStore } from '../model';
 
 /** How often a loader re-reads the whole set even when changes are known. */
 const DEFAULT_FULL_READ_EVERY_MS = 10 * 60_000;

@@ -1,8 +1,8 @@
 import { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
-import type { SliceStore } from '../database/SliceStore';
 import type { CatalogChangePoller } from './CatalogChangePoller';
 import type { Reconciler } from './Reconciler';
 import type { ReconcileSettings } from './reconcileSettings';
+import type { SliceStore } from '../model';
 
 /**
  * Registers the reconciler's periodic work with Backstage's scheduler, in

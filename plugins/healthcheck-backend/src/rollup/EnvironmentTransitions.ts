@@ -6,10 +6,7 @@ import {
   EnvironmentChangedEvent,
   HealthStatus,
 } from '@vigil/plugin-healthcheck-common';
-import type {
-  DatabaseStateStore,
-  EnvironmentSlice,
-} from '../database/DatabaseStateStore';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import {
   buildEnvironmentNotification,
   componentsOfFailingChecks,
@@ -17,6 +14,7 @@ import {
 } from './buildNotification';
 import { computeRollup, environmentVerdict } from './computeRollup';
 import type { RollupService } from './RollupService';
+import type { EnvironmentSlice } from '../model';
 
 /**
  * Turns slice state changes into environment transitions: recomputes the

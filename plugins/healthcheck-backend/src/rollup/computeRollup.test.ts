@@ -1,6 +1,6 @@
-import type { EnvironmentSlice } from '../database/DatabaseStateStore';
 import type { SliceStatus } from '../judge';
 import { computeRollup, environmentVerdict } from './computeRollup';
+import type { EnvironmentSlice } from '../model';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 

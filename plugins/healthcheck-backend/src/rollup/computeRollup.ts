@@ -6,20 +6,7 @@ import {
   UpstreamProblem,
   worstStatus,
 } from '@vigil/plugin-healthcheck-common';
-import type { EnvironmentSlice } from '../database/DatabaseStateStore';
-
-/**
- * What one environment's slices add up to.
- * @internal
- */
-export interface EnvironmentVerdict {
-  status: HealthStatus;
-  /** Healthy slices, of those not paused. */
-  healthy: number;
-  total: number;
-  /** The slices that set the status (the worst ones), when it is not healthy. */
-  responsible: EnvironmentSlice[];
-}
+import type { EnvironmentSlice, EnvironmentVerdict } from '../model';
 
 function statusOf(slice: EnvironmentSlice): HealthStatus {
   return slice.paused ? 'paused' : slice.state?.status ?? 'unknown';

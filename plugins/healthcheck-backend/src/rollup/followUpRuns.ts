@@ -1,10 +1,7 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import type {
-  DatabaseStateStore,
-  StoredSliceState,
-} from '../database/DatabaseStateStore';
-import type { RunRecord } from '../executor/SliceRunner';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { EnvironmentTransitions } from './EnvironmentTransitions';
+import type { RunRecord, StoredSliceState } from '../model';
 
 /**
  * What a run shows as its reason: the first failing condition as displayed

@@ -6,7 +6,6 @@ import {
   SYSTEM_STATUS_CHANGED_TOPIC,
 } from '@vigil/plugin-healthcheck-common';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
-import type { RunRecord } from '../executor/SliceRunner';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import {
   DEMO_SLICES as SLICES,
@@ -16,6 +15,7 @@ import {
 } from './__testUtils__/healthTestbed';
 import { DEFAULT_NOTIFICATION_SETTINGS } from './buildNotification';
 import { createRunFollowUp } from './followUpRuns';
+import type { RunRecord } from '../model';
 
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
-import type { EnvironmentSlice } from '../database/DatabaseStateStore';
 import { matrixOf } from './systemMatrix';
+import type { EnvironmentSlice } from '../model';
 
 const SYSTEM = 'system:default/checkout';
 const AT = Date.UTC(2026, 10, 30, 12);

@@ -2,7 +2,7 @@ import type {
   SliceHealth,
   SystemHealthDetails,
 } from '@vigil/plugin-healthcheck-common';
-import type { EnvironmentSlice } from '../database/DatabaseStateStore';
+import type { EnvironmentSlice } from '../model';
 
 /** A system's environment x check matrix, as the API answers it. */
 export type SystemMatrix = Pick<

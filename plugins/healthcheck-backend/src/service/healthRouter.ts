@@ -19,13 +19,9 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import Router from 'express-promise-router';
-import type {
-  DatabaseStateStore,
-  EnvironmentSlice,
-} from '../database/DatabaseStateStore';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { LastKnownReads } from '../database/LastKnownReads';
 import type { HealthcheckStore } from '../database/HealthcheckStore';
-import type { HistoryStore, UptimeSummary } from '../history';
 import { CheckAccess } from '../permissions/CheckAccess';
 import {
   checkResourceOf,
@@ -38,6 +34,7 @@ import { cellOf, matrixOf } from '../rollup/systemMatrix';
 import { listSystems, parseSystemListQuery } from './listSystems';
 import { readCheckDetails } from './readCheckDetails';
 import { forReader, otherEntitiesNamedIn } from './rollupForReader';
+import type { EnvironmentSlice, HistoryStore, UptimeSummary } from '../model';
 
 /**
  * Systems whose matrix is remembered for a stale answer: those whose pages

@@ -8,7 +8,6 @@ import { appWithErrorMiddleware } from '../__testUtils__/appWithErrorMiddleware'
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { badgeLoaders, createBadgeRouter } from '../badges';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
-import type { HistoryStore } from '../history';
 import { liveKeysUnder } from '../rollup/liveKeys';
 import {
   DEMO_SLICES,
@@ -16,6 +15,7 @@ import {
 } from '../rollup/__testUtils__/healthTestbed';
 import { createApiRouter } from './createApiRouter';
 import { createHealthRouter } from './healthRouter';
+import type { HistoryStore } from '../model';
 
 jest.setTimeout(60_000);
 

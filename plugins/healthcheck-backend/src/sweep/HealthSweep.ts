@@ -1,10 +1,7 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import type { HealthStatus } from '@vigil/plugin-healthcheck-common';
 import pLimit from 'p-limit';
-import type {
-  DatabaseStateStore,
-  EnvironmentSlice,
-} from '../database/DatabaseStateStore';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { EnvironmentTransitions } from '../rollup/EnvironmentTransitions';
 import { systemOfRollupBucket } from '../rollup/RollupConsumer';
 import type { RollupService } from '../rollup/RollupService';
@@ -14,6 +11,7 @@ import {
   SystemRepairPlan,
 } from './planSystemRepair';
 import { noopSweepMetrics, SweepMetrics, SweepOutcome } from './sweepMetrics';
+import type { EnvironmentSlice } from '../model';
 
 /** Systems read together: a few statements each, whatever their number. */
 const DEFAULT_PAGE_SIZE = 250;

@@ -1,5 +1,4 @@
 import type { HealthStatus } from '@vigil/plugin-healthcheck-common';
-import type { EnvironmentSlice } from '../database/DatabaseStateStore';
 import { computeRollup } from '../rollup/computeRollup';
 import {
   environmentNeedsRepair,
@@ -7,6 +6,7 @@ import {
   rollupFingerprint,
   SystemSnapshot,
 } from './planSystemRepair';
+import type { EnvironmentSlice } from '../model';
 
 const SYSTEM = 'system:default/payments';
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);

@@ -2,11 +2,8 @@ import type {
   HealthStatus,
   SystemRollup,
 } from '@vigil/plugin-healthcheck-common';
-import type {
-  EnvironmentSlice,
-  StoredRollup,
-} from '../database/DatabaseStateStore';
 import { computeRollup, environmentVerdict } from '../rollup/computeRollup';
+import type { EnvironmentSlice, StoredRollup } from '../model';
 
 /**
  * Why the sweep recomputes a system's rollup:

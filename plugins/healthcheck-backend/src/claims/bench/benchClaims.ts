@@ -32,12 +32,12 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import knexFactory, { Knex } from 'knex';
 import type { DueTick, ScheduledSlice } from '../../scheduler/types';
-import type { CompletedRun } from '../ClaimStore';
 import { DatabaseClaimStore } from '../DatabaseClaimStore';
 import { InstanceMembership } from '../InstanceMembership';
 import { TickClaimer } from '../TickClaimer';
 import { WriteCoalescer } from '../WriteCoalescer';
 import { quietLogger } from '../../tooling/quietLogger';
+import type { CompletedRun } from '../../model';
 
 const SLICE_COUNT = 60_000;
 const GRID_START = Date.UTC(2026, 11, 1, 12, 0, 0);

@@ -5,15 +5,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Knex } from 'knex';
+import { toSliceRow } from '../../database/DatabaseSliceStore';
+import type { DesiredSlice } from '../desiredSlices';
+import type { ReconcileLock } from '../ReconcileLock';
 import type {
   SliceChanges,
   SliceStore,
   SliceWrite,
   StoredSliceHeader,
-} from '../../database/SliceStore';
-import { toSliceRow } from '../../database/DatabaseSliceStore';
-import type { DesiredSlice } from '../desiredSlices';
-import type { ReconcileLock } from '../ReconcileLock';
+} from '../../model';
 
 /** When the phases of the last pass started and ended (performance.now()). */
 export class Timeline {

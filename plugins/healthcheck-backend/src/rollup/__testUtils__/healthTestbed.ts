@@ -17,10 +17,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import knexFactory, { Knex } from 'knex';
 import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
-import {
-  DatabaseStateStore,
-  StoredSliceState,
-} from '../../database/DatabaseStateStore';
+import { DatabaseStateStore } from '../../database/DatabaseStateStore';
 import type { SliceStatus } from '../../judge';
 import { readDemoCatalog } from '../../reconciler/__testUtils__/demoCatalog';
 import type { DesiredSlice } from '../../reconciler/desiredSlices';
@@ -29,6 +26,7 @@ import { EnvironmentTransitions } from '../EnvironmentTransitions';
 import { liveKeysUnder } from '../liveKeys';
 import { RollupConsumer } from '../RollupConsumer';
 import { RollupService } from '../RollupService';
+import type { StoredSliceState } from '../../model';
 
 /**
  * Waits until `ready` holds, or `withinMs` has passed: the expectations after

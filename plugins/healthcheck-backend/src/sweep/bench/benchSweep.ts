@@ -26,10 +26,7 @@ import type { CatalogService } from '@backstage/plugin-catalog-node';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
 import type { Knex } from 'knex';
 import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
-import {
-  DatabaseStateStore,
-  StoredSliceState,
-} from '../../database/DatabaseStateStore';
+import { DatabaseStateStore } from '../../database/DatabaseStateStore';
 import type { DesiredSlice } from '../../reconciler/desiredSlices';
 import {
   BenchDatabase,
@@ -43,6 +40,7 @@ import { RollupService } from '../../rollup/RollupService';
 import { quietLogger } from '../../tooling/quietLogger';
 import { HealthSweep } from '../HealthSweep';
 import type { SweepOutcome } from '../sweepMetrics';
+import type { StoredSliceState } from '../../model';
 
 const ENVIRONMENTS = ['production', 'staging', 'canary'];
 const CHECKS = ['http-health', 'tls-expiry'];

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../executor/SliceRunner';
+import type { RunRecord } from './runs';
 
 /**
  * One tick to claim: a slice at one grid time.

@@ -2,6 +2,7 @@ import type {
   HealthStatus,
   JudgedCondition,
 } from '@vigil/plugin-healthcheck-common';
+import type { PauseMarker } from './runs';
 
 /**
  * A time range of one system, or of one of its environments. Times are
@@ -163,17 +164,6 @@ export interface AggregationResult {
   readonly rows: number;
   /** Every hour before this is aggregated (epoch ms); undefined if none. */
   readonly aggregatedUntil: number | undefined;
-}
-
-/**
- * A pause of a slice, recorded as a marker run.
- *
- * @internal
- */
-export interface PauseMarker {
-  readonly sliceId: string;
-  /** When the slice was paused (epoch ms). */
-  readonly at: number;
 }
 
 /**

@@ -1,0 +1,44 @@
+import type {
+  ProbeErrorKind,
+  ProbeResult,
+} from '@vigil/plugin-healthcheck-node';
+import type { JudgedCondition } from '@vigil/plugin-healthcheck-common';
+import type { Lane } from '../admission';
+import type { RunOutcome, SliceStatus, SliceStatusState } from '../judge';
+
+/** One run of one slice at one scheduled tick, as recorded. */
+export interface RunRecord {
+  readonly sliceId: string;
+  readonly checkId: string;
+  readonly systemRef: string;
+  readonly environment: string;
+  /** The grid time of the tick (epoch ms). */
+  readonly scheduledAt: number;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly outcome: RunOutcome;
+  readonly status: SliceStatus;
+  readonly previousStatus: SliceStatus;
+  readonly statusChanged: boolean;
+  /** The slice's judged state after this run. */
+  readonly state: SliceStatusState;
+  readonly conditions: readonly JudgedCondition[];
+  readonly error?: { kind: ProbeErrorKind; message: string };
+  readonly lane: Lane;
+  /** The timeout this run had: the configured one, or shrunk by the bulkhead. */
+  readonly timeoutMs: number;
+  /** From due time to start. */
+  readonly queueWaitMs: number;
+  readonly probe: Omit<ProbeResult, 'body'>;
+}
+
+/**
+ * A pause of a slice, recorded as a marker run.
+ *
+ * @internal
+ */
+export interface PauseMarker {
+  readonly sliceId: string;
+  /** When the slice was paused (epoch ms). */
+  readonly at: number;
+}
