@@ -3,7 +3,13 @@ import { migratedClient } from '../database/migrations';
 import { Knex } from 'knex';
 import { Engine, engineOf, rowsOf } from '../database/engine';
 import type { PrimingRun } from '../admission/primeBulkhead';
-import type { ClaimStore, CompletedRun, SliceClaim, TickKey } from '../model';
+import type {
+  ClaimStore,
+  CompletedRun,
+  PauseMarker,
+  SliceClaim,
+  TickKey,
+} from '../model';
 
 /**
  * Ticks per claim statement. The ticks travel as two arrays (PostgreSQL) or
@@ -346,6 +352,44 @@ export class DatabaseClaimStore implements ClaimStore {
         value ->> '$.lane' AS lane,
         value ->> '$.timeout_ms' AS timeout_ms
       FROM json_each(?)) AS result`;
+  }
+}
+
+/** Who a pause marker's run row names as its claimant. */
+const PAUSE_MARKER_CLAIMANT = 'reconciler';
+
+/** Seven columns a marker row: 100 rows stay below SQLite's parameter limit. */
+const PAUSE_CHUNK_SIZE = 100;
+
+/**
+ * Records that slices were paused, as `paused` marker runs in
+ * `healthcheck_runs`, whose only writer is this module: the slice store runs
+ * this inside the transaction that pauses the slices. A marker where a run
+ * already is at that time is left out.
+ *
+ * @internal
+ */
+export async function insertPauseMarkers(
+  db: Knex,
+  markers: ReadonlyArray<PauseMarker>,
+): Promise<void> {
+  const rows = markers.map(marker => {
+    const at = Math.round(marker.at);
+    return {
+      slice_id: marker.sliceId,
+      scheduled_at: at,
+      claimed_by: PAUSE_MARKER_CLAIMANT,
+      claimed_at: at,
+      started_at: at,
+      duration_ms: 0,
+      status: 'paused',
+    };
+  });
+  for (let at = 0; at < rows.length; at += PAUSE_CHUNK_SIZE) {
+    await db('healthcheck_runs')
+      .insert(rows.slice(at, at + PAUSE_CHUNK_SIZE))
+      .onConflict(['slice_id', 'scheduled_at'])
+      .ignore();
   }
 }
 

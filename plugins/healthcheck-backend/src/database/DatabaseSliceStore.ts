@@ -1,6 +1,7 @@
 import { DatabaseService } from '@backstage/backend-plugin-api';
 import { migratedClient } from './migrations';
 import { Knex } from 'knex';
+import { insertPauseMarkers } from '../claims/DatabaseClaimStore';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import { Engine, engineOf, rowsOf } from './engine';
 import type {
@@ -140,24 +141,10 @@ export class DatabaseSliceStore implements SliceStore {
             updated_at: now,
           });
       }
-      const pausedNow = changes.pausedNow ?? [];
-      // Seven columns a marker row: 100 rows stay below SQLite's limit.
-      for (let at = 0; at < pausedNow.length; at += 100) {
-        await tx('healthcheck_runs')
-          .insert(
-            pausedNow.slice(at, at + 100).map(sliceId => ({
-              slice_id: sliceId,
-              scheduled_at: now,
-              claimed_by: 'reconciler',
-              claimed_at: now,
-              started_at: now,
-              duration_ms: 0,
-              status: 'paused',
-            })),
-          )
-          .onConflict(['slice_id', 'scheduled_at'])
-          .ignore();
-      }
+      await insertPauseMarkers(
+        tx,
+        (changes.pausedNow ?? []).map(sliceId => ({ sliceId, at: now })),
+      );
       return { revision };
     });
   }

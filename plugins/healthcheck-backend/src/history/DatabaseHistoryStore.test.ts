@@ -5,6 +5,7 @@ import {
 } from '@backstage/backend-test-utils';
 import { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { insertPauseMarkers } from '../claims/DatabaseClaimStore';
 import { DatabaseHistoryStore } from './DatabaseHistoryStore';
 
 jest.setTimeout(120_000);
@@ -140,7 +141,7 @@ describe('DatabaseHistoryStore', () => {
         { sliceId: slice, at: t(11, 30), status: 'healthy', durationMs: 200 },
       ]);
       // Paused at 11:45, resumed with a run at 13:15.
-      await store.recordPauses([{ sliceId: slice, at: t(11, 45) }]);
+      await insertPauseMarkers(knex, [{ sliceId: slice, at: t(11, 45) }]);
       await addRuns(knex, [
         { sliceId: slice, at: t(13, 15), status: 'healthy', durationMs: 150 },
       ]);
@@ -478,7 +479,7 @@ describe('DatabaseHistoryStore', () => {
      */
     async function seedSlices(databaseId: TestDatabaseId) {
       const setup = await setUp(databaseId);
-      const { knex, store } = setup;
+      const { knex } = setup;
       await addSlices(knex, [
         { id: 'api|payments|production' },
         { id: 'api|payments|staging', environment: 'staging' },
@@ -497,7 +498,7 @@ describe('DatabaseHistoryStore', () => {
         { sliceId: 'api|payments|qa', at: t(10), status: 'healthy' },
         { sliceId: 'api|billing|production', at: t(10), status: 'healthy' },
       ]);
-      await store.recordPauses([{ sliceId: production, at: t(11, 45) }]);
+      await insertPauseMarkers(knex, [{ sliceId: production, at: t(11, 45) }]);
       await addRuns(knex, [
         { sliceId: production, at: t(13, 15), status: 'healthy' },
       ]);
@@ -730,7 +731,7 @@ describe('DatabaseHistoryStore', () => {
           status: 'unhealthy',
         },
       ]);
-      await setup.store.recordPauses([
+      await insertPauseMarkers(setup.knex, [
         { sliceId: 'api|payments|staging', at: t(10) },
       ]);
       return setup;

@@ -19,7 +19,6 @@ import type {
   HistoryHour,
   HistoryStore,
   ListRunsQuery,
-  PauseMarker,
   ResponseTimeSummary,
   RunPage,
   SliceUptimeQuery,
@@ -63,9 +62,6 @@ const DELETE_CHUNK_SIZE = 5_000;
 /** Runs per page of {@link DatabaseHistoryStore.listRuns}. */
 const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 1_000;
-
-/** `claimed_by` of pause markers: no instance claimed them. */
-const PAUSE_MARKER_CLAIMANT = 'history:paused';
 
 type SliceRow = {
   id: string;
@@ -521,30 +517,6 @@ export class DatabaseHistoryStore implements HistoryStore {
       if (count < DELETE_CHUNK_SIZE) {
         return deleted;
       }
-    }
-  }
-
-  // --- Pause markers -----------------------------------------------------
-
-  async recordPauses(markers: ReadonlyArray<PauseMarker>): Promise<void> {
-    const rows = markers.map(marker => {
-      const at = Math.round(marker.at);
-      return {
-        slice_id: marker.sliceId,
-        scheduled_at: at,
-        claimed_by: PAUSE_MARKER_CLAIMANT,
-        claimed_at: at,
-        started_at: at,
-        duration_ms: 0,
-        outcome: null,
-        status: 'paused',
-      };
-    });
-    for (let at = 0; at < rows.length; at += WRITE_CHUNK_SIZE) {
-      await this.#db(RUNS_TABLE)
-        .insert(rows.slice(at, at + WRITE_CHUNK_SIZE))
-        .onConflict(['slice_id', 'scheduled_at'])
-        .ignore();
     }
   }
 

@@ -2,7 +2,6 @@ import type {
   HealthStatus,
   JudgedCondition,
 } from '@vigil/plugin-healthcheck-common';
-import type { PauseMarker } from './runs';
 
 /**
  * A time range of one system, or of one of its environments. Times are
@@ -197,9 +196,6 @@ export interface HistoryStore {
    * @returns how many rows were deleted
    */
   pruneHours(before: number): Promise<number>;
-
-  /** Records that slices were paused, as `paused` marker runs. */
-  recordPauses(markers: ReadonlyArray<PauseMarker>): Promise<void>;
 
   /** Time-weighted up-time of a system over a range. */
   uptime(query: SystemHistoryQuery): Promise<UptimeSummary>;

@@ -18,6 +18,7 @@ import { createServiceFactory } from '@backstage/backend-plugin-api';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
 import request from 'supertest';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { insertPauseMarkers } from '../claims/DatabaseClaimStore';
 import { DatabaseHealthcheckStore } from '../database/DatabaseHealthcheckStore';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
@@ -197,7 +198,7 @@ describe('the health routes', () => {
               status: 'healthy',
               conditions: '[]',
             });
-            await history.recordPauses([
+            await insertPauseMarkers(knexClient, [
               { sliceId: staging, at: RUNS_FROM + 60_000 },
             ]);
             deps.httpRouter.use(
