@@ -17,7 +17,7 @@ import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readDeploymentKey } from './database/deploymentKeys';
-import { createProbingInstance } from './executor/createProbingInstance';
+import { createProbingInstance } from './wiring/createProbingInstance';
 import { createRunCheckNow } from './executor/runCheckNow';
 import {
   readRunNowRateSettings,

@@ -11,7 +11,7 @@ import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import {
   createProbingInstance,
   ProbingInstance,
-} from '../executor/createProbingInstance';
+} from '../wiring/createProbingInstance';
 import { createRunCheckNow } from '../executor/runCheckNow';
 import { RunNowRateLimiter } from '../executor/runNowRateLimit';
 import { DatabaseHistoryStore } from '../history';

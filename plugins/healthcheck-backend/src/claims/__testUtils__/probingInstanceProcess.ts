@@ -13,7 +13,7 @@ import { ConfigReader } from '@backstage/config';
 import knexFactory from 'knex';
 import { quietLogger } from '../../tooling/quietLogger';
 import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
-import { createProbingInstance } from '../../executor/createProbingInstance';
+import { createProbingInstance } from '../../wiring/createProbingInstance';
 import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../../probes/networkGuard';
 import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';

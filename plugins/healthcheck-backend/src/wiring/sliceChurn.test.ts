@@ -16,7 +16,7 @@ import {
   createProbingInstance,
   ProbingInstance,
 } from './createProbingInstance';
-import { DurableSliceStates } from './DurableSliceStates';
+import { DurableSliceStates } from '../executor/DurableSliceStates';
 
 /*
  * Slices come and go all the time (checks edited, systems renamed,

@@ -22,7 +22,7 @@ import { createStoredSliceLoader } from '../reconciler/createStoredSliceLoader';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { SliceChange } from '../scheduler';
 import type { RederiveHealth } from '../sweep';
-import { ProbeEngine } from './ProbeEngine';
+import { ProbeEngine } from '../executor/ProbeEngine';
 import type { SliceStateStore, SliceStore } from '../model';
 
 /**
