@@ -1,14 +1,10 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { toError } from '@backstage/errors';
-import type {
-  ClaimedRunNow,
-  RunnableSlice,
-  TickClaims,
-} from '../executor/SliceRunner';
 import type { OutageMode } from '../outage/OutageMode';
 import { claimsWindowOf, holderOf, planRunNow } from './planRunNow';
 import type { TickClaimer } from './TickClaimer';
 import type { ClaimStore, TickKey } from '../model';
+import type { ClaimedRunNow, RunnableSlice, TickClaims } from '../model';
 
 /**
  * Beyond its timeout, how long a run's claim without a result still counts

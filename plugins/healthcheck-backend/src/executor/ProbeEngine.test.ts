@@ -5,8 +5,8 @@ import { AddressInfo } from 'node:net';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { ProbeEngine } from './ProbeEngine';
-import { RunnableSlice } from './SliceRunner';
 import type { RunRecord } from '../model';
+import type { RunnableSlice } from '../model';
 
 describe('ProbeEngine', () => {
   let server: Server;

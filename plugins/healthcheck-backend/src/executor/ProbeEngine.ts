@@ -16,8 +16,9 @@ import {
 } from '../scheduler';
 import { sameOwnProperties } from '../scheduler/sliceChecks';
 import { createRunMetrics } from './runMetrics';
-import { RunnableSlice, SliceRunner, TickClaims } from './SliceRunner';
+import { SliceRunner } from './SliceRunner';
 import type { RunRecord, SliceStateStore } from '../model';
+import type { RunnableSlice, TickClaims } from '../model';
 
 /**
  * Loads the desired slices, in full or as changes; see the scheduler's

@@ -5,8 +5,9 @@ import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';
 import { claimKeyAt } from '../scheduler';
 import { DurableSliceStates } from './DurableSliceStates';
-import { RunnableSlice, SliceRunner, TickClaims } from './SliceRunner';
+import { SliceRunner } from './SliceRunner';
 import type { RunRecord } from '../model';
+import type { RunnableSlice, TickClaims } from '../model';
 
 const slice: RunnableSlice = {
   id: 'healthcheck:payments-health:system%3Adefault%2Fpayments:production',

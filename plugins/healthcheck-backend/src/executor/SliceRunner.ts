@@ -1,74 +1,27 @@
 import { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { toError } from '@backstage/errors';
-import { ConditionSpec } from '@vigil/plugin-healthcheck-common';
 import { Bulkhead, DeferReason, endpointKeyOf } from '../admission';
 import {
   applyRunOutcome,
   initialSliceStatusState,
   SliceStatusState,
-  StatusThresholds,
 } from '../judge';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { claimKeyAt, DueTick, ScheduledSlice } from '../scheduler';
+import { claimKeyAt, DueTick } from '../scheduler';
 import { boundProbeResult } from './boundProbeResult';
 import { judgeProbeResult } from './judgeProbeResult';
 import { noopRunMetrics, RunMetrics } from './runMetrics';
-import type { RunRecord, SliceStateStore } from '../model';
+import type {
+  ClaimedRunNow,
+  RunnableSlice,
+  RunRecord,
+  SliceStateStore,
+  TickClaims,
+} from '../model';
 
 /** A probe that ignores its signal is given this long before it is abandoned. */
 const ABANDON_GRACE_MS = 50;
-
-/**
- * A slice as the runner needs it: what to probe, how to judge it.
- */
-export interface RunnableSlice extends ScheduledSlice {
-  readonly checkId: string;
-  readonly systemRef: string;
-  readonly environment: string;
-  /** The probe type, such as `http`. */
-  readonly type: string;
-  /** The target, already rendered for the system and environment. */
-  readonly target: string;
-  readonly timeoutMs: number;
-  /** The probe type's own fields. */
-  readonly config: Record<string, unknown>;
-  readonly conditions: readonly ConditionSpec[];
-  /** Unset fields take the defaults (2 failures, 1 success). */
-  readonly thresholds?: Partial<StatusThresholds>;
-}
-
-/**
- * Where ticks are claimed when several instances share the work: only a tick
- * this instance claimed runs, a deferred one is given back, and a finished
- * one has its result written into its claimed run.
- */
-export interface TickClaims {
-  /** Of these ticks (keyed by `claimKeyAt`), the ones this instance won. */
-  claim<T extends DueTick<ScheduledSlice>>(
-    ticks: ReadonlyArray<T>,
-  ): Promise<T[]>;
-  release(
-    ticks: ReadonlyArray<{ sliceId: string; scheduledAt: number }>,
-  ): Promise<void>;
-  complete(record: RunRecord): Promise<void>;
-  /**
-   * A run of the slice now, on this instance whichever owns the slice: its
-   * claim under `at`, or the run of the slice under way on any instance (to
-   * join, not to run beside). A claimed run holds the slice's ticks that
-   * could fall due while it runs, until `releaseHolds`.
-   */
-  claimNow(slice: RunnableSlice, at: number): Promise<ClaimedRunNow>;
-}
-
-/** See {@link TickClaims.claimNow}. */
-export interface ClaimedRunNow {
-  /** The run's grid time: `at` when claimed, the joined run's otherwise. */
-  readonly scheduledAt: number;
-  readonly claimed: boolean;
-  /** Gives back the ticks held while the run ran; never rejects. */
-  releaseHolds(): Promise<void>;
-}
 
 /**
  * A run of a slice asked for now: its id, whether it is one already under

@@ -1,4 +1,5 @@
-import type { RunRecord } from './runs';
+import type { DueTick, ScheduledSlice } from '../scheduler';
+import type { RunnableSlice, RunRecord } from './runs';
 
 /**
  * One tick to claim: a slice at one grid time.
@@ -129,4 +130,36 @@ export interface ClaimStore {
    * @returns how many were removed
    */
   removeExpiredInstances(now: number, ttlMs: number): Promise<number>;
+}
+
+/**
+ * Where ticks are claimed when several instances share the work: only a tick
+ * this instance claimed runs, a deferred one is given back, and a finished
+ * one has its result written into its claimed run.
+ */
+export interface TickClaims {
+  /** Of these ticks (keyed by `claimKeyAt`), the ones this instance won. */
+  claim<T extends DueTick<ScheduledSlice>>(
+    ticks: ReadonlyArray<T>,
+  ): Promise<T[]>;
+  release(
+    ticks: ReadonlyArray<{ sliceId: string; scheduledAt: number }>,
+  ): Promise<void>;
+  complete(record: RunRecord): Promise<void>;
+  /**
+   * A run of the slice now, on this instance whichever owns the slice: its
+   * claim under `at`, or the run of the slice under way on any instance (to
+   * join, not to run beside). A claimed run holds the slice's ticks that
+   * could fall due while it runs, until `releaseHolds`.
+   */
+  claimNow(slice: RunnableSlice, at: number): Promise<ClaimedRunNow>;
+}
+
+/** See {@link TickClaims.claimNow}. */
+export interface ClaimedRunNow {
+  /** The run's grid time: `at` when claimed, the joined run's otherwise. */
+  readonly scheduledAt: number;
+  readonly claimed: boolean;
+  /** Gives back the ticks held while the run ran; never rejects. */
+  releaseHolds(): Promise<void>;
 }

@@ -2,9 +2,37 @@ import type {
   ProbeErrorKind,
   ProbeResult,
 } from '@vigil/plugin-healthcheck-node';
-import type { JudgedCondition } from '@vigil/plugin-healthcheck-common';
+import type {
+  ConditionSpec,
+  JudgedCondition,
+} from '@vigil/plugin-healthcheck-common';
 import type { Lane } from '../admission';
-import type { RunOutcome, SliceStatus, SliceStatusState } from '../judge';
+import type {
+  RunOutcome,
+  SliceStatus,
+  SliceStatusState,
+  StatusThresholds,
+} from '../judge';
+import type { ScheduledSlice } from '../scheduler';
+
+/**
+ * A slice as the runner needs it: what to probe, how to judge it.
+ */
+export interface RunnableSlice extends ScheduledSlice {
+  readonly checkId: string;
+  readonly systemRef: string;
+  readonly environment: string;
+  /** The probe type, such as `http`. */
+  readonly type: string;
+  /** The target, already rendered for the system and environment. */
+  readonly target: string;
+  readonly timeoutMs: number;
+  /** The probe type's own fields. */
+  readonly config: Record<string, unknown>;
+  readonly conditions: readonly ConditionSpec[];
+  /** Unset fields take the defaults (2 failures, 1 success). */
+  readonly thresholds?: Partial<StatusThresholds>;
+}
 
 /** One run of one slice at one scheduled tick, as recorded. */
 export interface RunRecord {

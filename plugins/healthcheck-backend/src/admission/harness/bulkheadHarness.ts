@@ -15,12 +15,12 @@ import {
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DeferReason } from '../admit';
 import { ProbeEngine } from '../../executor/ProbeEngine';
-import type { RunnableSlice } from '../../executor/SliceRunner';
 import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';
 import { firstDueAt, nextTick, staggerOffsetMs } from '../../scheduler/stagger';
 import { quietLogger } from '../../tooling/quietLogger';
 import type { RunRecord } from '../../model';
+import type { RunnableSlice } from '../../model';
 
 /** @internal */
 export type HarnessMode = 'off' | 'on';
