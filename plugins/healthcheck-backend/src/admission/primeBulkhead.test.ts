@@ -50,7 +50,8 @@ describe('primeBulkhead', () => {
         ]),
       ];
       await store.claimTicks('instance-a', ticks, NOW);
-      await store.completeRuns(
+      await store.writeRuns(
+        'instance-a',
         ticks.map(tick => ({
           ...tick,
           startedAt: tick.scheduledAt + 1,
@@ -65,6 +66,7 @@ describe('primeBulkhead', () => {
           lane: 'normal',
           timeoutMs,
         })),
+        NOW,
       );
       const reads: number[] = [];
       const bulkhead = new Bulkhead();

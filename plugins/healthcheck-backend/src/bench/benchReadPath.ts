@@ -558,11 +558,11 @@ async function benchReads(
 const WRITE_PATHS: Array<{ path: WritePath; label: string }> = [
   {
     path: 'claim + complete',
-    label: 'runs stored: claimTicks + completeRuns',
+    label: 'runs stored: claimTicks + writeRuns',
   },
   {
     path: 'claim + complete + slice states',
-    label: 'runs stored: claimTicks + completeRuns + createRunFollowUp',
+    label: 'runs stored: claimTicks + writeRuns + createRunFollowUp',
   },
   {
     path: 'createTickClaims',

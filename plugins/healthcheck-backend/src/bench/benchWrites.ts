@@ -3,7 +3,7 @@
  * write path, against a naive path measured in the same run.
  *
  * - claim + complete: `DatabaseClaimStore.claimTicks` for a batch of ticks
- *   (the claim row is the run row), then `completeRuns` with their results.
+ *   (the claim row is the run row), then `writeRuns` with their results (filling the claims in).
  * - + slice states: the same, then `createRunFollowUp` (what plugin.ts runs
  *   after every results write): the slices' durable states.
  * - createTickClaims: the production wiring: `TickClaimer.claim` for the
@@ -221,7 +221,7 @@ export class WriteBench {
         if (path === 'naive') {
           await this.#naiveComplete(records);
         } else {
-          const updated = await store.completeRuns(records);
+          const updated = await store.writeRuns(INSTANCE_ID, records, at);
           check(
             updated === records.length,
             `completed ${updated} of ${records.length}`,

@@ -324,10 +324,8 @@ describe('DatabaseClaimStore', () => {
         lane: 'suspect',
         timeoutMs: 1_500,
       });
-      const unclaimed = completedRun(ticksAt(T0 + 60_000, 1)[0]);
-
       const recorder = recordStatements(knex);
-      const updated = await store.completeRuns([...results, unclaimed]);
+      const updated = await store.writeRuns('instance-b', results, T0 + 2);
       recorder.stop();
 
       expect(recorder.statements).toHaveLength(1);
@@ -369,9 +367,11 @@ describe('DatabaseClaimStore', () => {
       const [unclaimed, claimedEmpty, doneElsewhere] = ticksAt(T0, 3);
       await store.claimTicks('instance-a', [claimedEmpty], T0);
       await store.claimTicks('instance-b', [doneElsewhere], T0);
-      await store.completeRuns([
-        completedRun(doneElsewhere, { outcome: 'fail', status: 'unhealthy' }),
-      ]);
+      await store.writeRuns(
+        'instance-b',
+        [completedRun(doneElsewhere, { outcome: 'fail', status: 'unhealthy' })],
+        T0,
+      );
       const many = ticksAt(T0 + 60_000, 1_500, 'many');
 
       const recorder = recordStatements(knex);
@@ -429,7 +429,7 @@ describe('DatabaseClaimStore', () => {
       const [done, deferred, other] = ticksAt(T0, 3);
       await store.claimTicks('instance-a', [done, deferred], T0);
       await store.claimTicks('instance-b', [other], T0);
-      await store.completeRuns([completedRun(done)]);
+      await store.writeRuns('instance-a', [completedRun(done)], T0);
 
       expect(
         await store.releaseClaims('instance-a', [done, deferred, other]),

@@ -234,25 +234,6 @@ export class DatabaseClaimStore implements ClaimStore {
     return recent;
   }
 
-  async completeRuns(runs: ReadonlyArray<CompletedRun>): Promise<number> {
-    let updated = 0;
-    for (let at = 0; at < runs.length; at += COMPLETE_CHUNK_SIZE) {
-      const json = JSON.stringify(
-        runs.slice(at, at + COMPLETE_CHUNK_SIZE).map(toResultRow),
-      );
-      const result = await this.#db.raw(
-        `UPDATE healthcheck_runs SET ${setResultColumns('result')}
-         FROM ${this.#resultRelationSql()}
-         WHERE healthcheck_runs.slice_id = result.slice_id
-           AND healthcheck_runs.scheduled_at = result.scheduled_at
-         RETURNING healthcheck_runs.slice_id`,
-        [json],
-      );
-      updated += rowsOf(result).length;
-    }
-    return updated;
-  }
-
   async writeRuns(
     instanceId: string,
     runs: ReadonlyArray<CompletedRun>,

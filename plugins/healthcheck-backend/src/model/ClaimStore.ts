@@ -93,17 +93,10 @@ export interface ClaimStore {
   ): Promise<SliceClaim[]>;
 
   /**
-   * Writes the results into the claimed runs, in one round trip.
-   *
-   * @returns how many runs were found and updated
-   */
-  completeRuns(runs: ReadonlyArray<CompletedRun>): Promise<number>;
-
-  /**
-   * Writes runs that finished without a claim this instance could write
-   * (the database was away; see the outage journal): each one's row is
-   * inserted with its result, or a claimed row still without a result is
-   * filled in. A row that has a result keeps it, so a tick that another
+   * Writes finished runs, in one round trip a chunk: a claimed row still
+   * without a result is filled in, and a run probed without a claim (the
+   * database was away; see the outage journal) has its row inserted with
+   * its result. A row that has a result keeps it, so a tick that another
    * instance also ran keeps one result.
    *
    * @returns how many rows were inserted or filled in

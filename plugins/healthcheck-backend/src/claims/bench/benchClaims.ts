@@ -209,9 +209,13 @@ class Instance {
       logger: quietLogger('bench'),
       maxClaimsInFlight: config.claimsInFlight,
     });
-    this.completer = new WriteCoalescer(runs => this.store.completeRuns(runs), {
-      maxItems: 1_000,
-    });
+    this.completer = new WriteCoalescer(
+      runs =>
+        this.store.writeRuns(this.membership.instanceId, runs, Date.now()),
+      {
+        maxItems: 1_000,
+      },
+    );
   }
 
   async close(): Promise<void> {
