@@ -24,6 +24,12 @@ const WRITE_CHUNK_SIZE = 2_000;
 /** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
 const ID_CHUNK_SIZE = 900;
 
+/**
+ * Rows per read statement. Whole-table reads go a page at a time, so no
+ * statement's result (and no driver buffer) grows with the slice count.
+ */
+const READ_PAGE_SIZE = 5_000;
+
 /** The configHash of a paused slice: it has no run definition. */
 const PAUSED_HASH = 'paused';
 
@@ -53,19 +59,32 @@ export class DatabaseSliceStore implements SliceStore {
   readonly #db: Knex;
   readonly #engine: Engine;
   readonly #now: () => number;
+  readonly #pageSize: number;
 
   static async create(options: {
     database: DatabaseService;
     now?: () => number;
+    /** Rows per read statement; small ones let tests cross many pages. */
+    pageSize?: number;
   }): Promise<DatabaseSliceStore> {
     const client = await migratedClient(options.database);
-    return new DatabaseSliceStore(client, options.now);
+    return new DatabaseSliceStore(client, options.now, options.pageSize);
   }
 
-  constructor(db: Knex, now: () => number = Date.now) {
+  constructor(
+    db: Knex,
+    now: () => number = Date.now,
+    pageSize: number = READ_PAGE_SIZE,
+  ) {
+    if (!Number.isInteger(pageSize) || pageSize < 1) {
+      throw new Error(
+        `DatabaseSliceStore: pageSize must be a whole number >= 1, not ${pageSize}`,
+      );
+    }
     this.#db = db;
     this.#engine = engineOf(db);
     this.#now = now;
+    this.#pageSize = pageSize;
   }
 
   /** The client, for the reconcile lock's dedicated connection. */
@@ -88,19 +107,18 @@ export class DatabaseSliceStore implements SliceStore {
     if (options.systemRefs) {
       const refs = [...new Set(options.systemRefs.map(r => r.toLowerCase()))];
       for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
-        rows.push(
-          ...(await this.#db<SliceRow>(SLICES_TABLE)
-            .whereIn('system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
-            .andWhere('removed', false)
-            .select<SliceRow[]>(columns)),
-        );
+        const chunk = await this.#db<SliceRow>(SLICES_TABLE)
+          .whereIn('system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
+          .andWhere('removed', false)
+          .select<SliceRow[]>(columns);
+        appendAll(rows, chunk);
       }
     } else {
-      rows.push(
-        ...(await this.#db<SliceRow>(SLICES_TABLE)
-          .where('removed', false)
-          .select<SliceRow[]>(columns)),
-      );
+      for await (const page of this.#pagesById(columns, q =>
+        q.where('removed', false),
+      )) {
+        appendAll(rows, page);
+      }
     }
     return rows.map(row => ({
       id: row.id,
@@ -150,16 +168,20 @@ export class DatabaseSliceStore implements SliceStore {
   }
 
   async readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }> {
-    // The revision first: rows committed after it only make the read newer,
+    // The revision first, and it alone: the pages are separate statements,
+    // so a row of a later page may carry a newer revision than a change an
+    // earlier page missed. Rows committed after it only make the read newer,
     // and the next read of changes re-reads them, which is harmless.
     const revision = await this.#currentRevision(this.#db);
-    const rows = await this.#db<SliceRow>(SLICES_TABLE)
-      .where({ removed: false, paused: false })
-      .select('definition', 'revision');
-    return {
-      revision: Math.max(revision, ...rows.map(r => Number(r.revision)), 0),
-      slices: rows.map(row => JSON.parse(row.definition!) as DesiredSlice),
-    };
+    const slices: DesiredSlice[] = [];
+    for await (const page of this.#pagesById(['id', 'definition'], q =>
+      q.where({ removed: false, paused: false }),
+    )) {
+      for (const row of page) {
+        slices.push(JSON.parse(row.definition!) as DesiredSlice);
+      }
+    }
+    return { revision, slices };
   }
 
   /** The running (not paused, not removed) slices of one check. */
@@ -172,23 +194,60 @@ export class DatabaseSliceStore implements SliceStore {
   }
 
   async readChangesSince(since: number): Promise<SliceChanges> {
+    // As in readRunning: the revision read first is the one answered.
     const revision = await this.#currentRevision(this.#db);
     const changes: SliceChanges = { revision, upserted: [], stopped: [] };
     if (revision <= since) {
       return changes;
     }
-    const rows = await this.#db<SliceRow>(SLICES_TABLE)
-      .where('revision', '>', since)
-      .select('id', 'paused', 'removed', 'definition', 'revision');
-    for (const row of rows) {
-      changes.revision = Math.max(changes.revision, Number(row.revision));
-      if (row.removed || row.paused || row.definition === null) {
-        changes.stopped.push(row.id);
-      } else {
-        changes.upserted.push(JSON.parse(row.definition) as DesiredSlice);
+    // Keyset pages by (revision, id): the revision index finds the changed
+    // rows, however many one reconcile wrote under a single revision.
+    let after: { revision: number; id: string } | undefined;
+    const latest = new Map<string, string | undefined>();
+    for (;;) {
+      const query = this.#db<SliceRow>(SLICES_TABLE)
+        .where('revision', '>', since)
+        .orderBy([
+          { column: 'revision', order: 'asc' },
+          { column: 'id', order: 'asc' },
+        ])
+        .limit(this.#pageSize)
+        .select<SliceRow[]>('id', 'paused', 'removed', 'definition', 'revision');
+      if (after) {
+        const last = after;
+        query.andWhere(q =>
+          q
+            .where('revision', '>', last.revision)
+            .orWhere(same =>
+              same.where('revision', last.revision).andWhere('id', '>', last.id),
+            ),
+        );
       }
+      const page = await query;
+      for (const row of page) {
+        // A row rewritten between two pages comes again in a later one,
+        // newer: the last seen of each id is what holds.
+        latest.delete(row.id);
+        latest.set(
+          row.id,
+          row.removed || row.paused || row.definition === null
+            ? undefined
+            : row.definition,
+        );
+      }
+      if (page.length < this.#pageSize) {
+        for (const [id, definition] of latest) {
+          if (definition === undefined) {
+            changes.stopped.push(id);
+          } else {
+            changes.upserted.push(JSON.parse(definition) as DesiredSlice);
+          }
+        }
+        return changes;
+      }
+      const last = page[page.length - 1];
+      after = { revision: Number(last.revision), id: last.id };
     }
-    return changes;
   }
 
   async pruneRemoved(before: number): Promise<number> {
@@ -233,6 +292,29 @@ export class DatabaseSliceStore implements SliceStore {
     });
   }
 
+  /** The rows `filter` keeps, `pageSize` at a time in id order (keyset). */
+  async *#pagesById(
+    columns: string[],
+    filter: (query: Knex.QueryBuilder) => Knex.QueryBuilder,
+  ): AsyncGenerator<SliceRow[]> {
+    let afterId: string | undefined;
+    for (;;) {
+      const query = filter(this.#db<SliceRow>(SLICES_TABLE))
+        .orderBy('id')
+        .limit(this.#pageSize)
+        .select<SliceRow[]>(columns);
+      if (afterId !== undefined) {
+        query.andWhere('id', '>', afterId);
+      }
+      const page: SliceRow[] = await query;
+      yield page;
+      if (page.length < this.#pageSize) {
+        return;
+      }
+      afterId = page[page.length - 1].id;
+    }
+  }
+
   async #currentRevision(db: Knex): Promise<number> {
     const row = await db(STATE_TABLE)
       .where('name', 'slices')
@@ -269,6 +351,17 @@ export class DatabaseSliceStore implements SliceStore {
       [JSON.stringify(rows)],
     );
     return rowsOf(result).length;
+  }
+}
+
+/**
+ * Appends `items` to `target` one by one: spreading a result set into
+ * `push(...)` passes each row as an argument, which overflows the stack
+ * above about 120,000 rows.
+ */
+function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) {
+    target.push(item);
   }
 }
 

@@ -245,12 +245,15 @@ export class DatabaseStateStore {
     const refs = [...new Set(systemRefs.map(ref => ref.toLowerCase()))];
     const rows: Record<string, any>[] = [];
     for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
-      rows.push(
-        ...(await this.#db('healthcheck_environment_states').whereIn(
-          'system_ref',
-          refs.slice(at, at + ID_CHUNK_SIZE),
-        )),
+      const chunk = await this.#db('healthcheck_environment_states').whereIn(
+        'system_ref',
+        refs.slice(at, at + ID_CHUNK_SIZE),
       );
+      // One by one: spreading rows into push() overflows the stack past
+      // about 120,000 of them.
+      for (const row of chunk) {
+        rows.push(row);
+      }
     }
     return environmentStatesBySystem(rows);
   }
