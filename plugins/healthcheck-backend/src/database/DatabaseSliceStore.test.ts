@@ -142,8 +142,7 @@ describe('DatabaseSliceStore', () => {
         [slices[2].id, slices[7].id].sort(),
       );
 
-      // From the start: every row once, as it is now (ten pages of three
-      // rows at two revisions).
+      // From the start: every row once, as it is now, over four pages.
       const sinceStart = await store.readChangesSince(0);
       expect(sinceStart.upserted).toHaveLength(9);
       expect(sinceStart.stopped.sort()).toEqual(

@@ -114,7 +114,7 @@ export class DatabaseSliceStore implements SliceStore {
         appendAll(rows, chunk);
       }
     } else {
-      for await (const page of this.#pagesById(columns, q =>
+      for await (const page of this.#pages(columns, q =>
         q.where('removed', false),
       )) {
         appendAll(rows, page);
@@ -168,13 +168,13 @@ export class DatabaseSliceStore implements SliceStore {
   }
 
   async readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }> {
-    // The revision first, and it alone: the pages are separate statements,
-    // so a row of a later page may carry a newer revision than a change an
-    // earlier page missed. Rows committed after it only make the read newer,
+    // The revision first, and it alone: SQLite's pages are separate
+    // statements, so a row of a later page may carry a newer revision than a
+    // change an earlier page missed. Rows committed after it only make the read newer,
     // and the next read of changes re-reads them, which is harmless.
     const revision = await this.#currentRevision(this.#db);
     const slices: DesiredSlice[] = [];
-    for await (const page of this.#pagesById(['id', 'definition'], q =>
+    for await (const page of this.#pages(['id', 'definition'], q =>
       q.where({ removed: false, paused: false }),
     )) {
       for (const row of page) {
@@ -200,54 +200,20 @@ export class DatabaseSliceStore implements SliceStore {
     if (revision <= since) {
       return changes;
     }
-    // Keyset pages by (revision, id): the revision index finds the changed
-    // rows, however many one reconcile wrote under a single revision.
-    let after: { revision: number; id: string } | undefined;
-    const latest = new Map<string, string | undefined>();
-    for (;;) {
-      const query = this.#db<SliceRow>(SLICES_TABLE)
-        .where('revision', '>', since)
-        .orderBy([
-          { column: 'revision', order: 'asc' },
-          { column: 'id', order: 'asc' },
-        ])
-        .limit(this.#pageSize)
-        .select<SliceRow[]>('id', 'paused', 'removed', 'definition', 'revision');
-      if (after) {
-        const last = after;
-        query.andWhere(q =>
-          q
-            .where('revision', '>', last.revision)
-            .orWhere(same =>
-              same.where('revision', last.revision).andWhere('id', '>', last.id),
-            ),
-        );
-      }
-      const page = await query;
+    for await (const page of this.#pages(
+      ['id', 'paused', 'removed', 'definition'],
+      q => q.where('revision', '>', since),
+      'any order',
+    )) {
       for (const row of page) {
-        // A row rewritten between two pages comes again in a later one,
-        // newer: the last seen of each id is what holds.
-        latest.delete(row.id);
-        latest.set(
-          row.id,
-          row.removed || row.paused || row.definition === null
-            ? undefined
-            : row.definition,
-        );
-      }
-      if (page.length < this.#pageSize) {
-        for (const [id, definition] of latest) {
-          if (definition === undefined) {
-            changes.stopped.push(id);
-          } else {
-            changes.upserted.push(JSON.parse(definition) as DesiredSlice);
-          }
+        if (row.removed || row.paused || row.definition === null) {
+          changes.stopped.push(row.id);
+        } else {
+          changes.upserted.push(JSON.parse(row.definition) as DesiredSlice);
         }
-        return changes;
       }
-      const last = page[page.length - 1];
-      after = { revision: Number(last.revision), id: last.id };
     }
+    return changes;
   }
 
   async pruneRemoved(before: number): Promise<number> {
@@ -292,17 +258,34 @@ export class DatabaseSliceStore implements SliceStore {
     });
   }
 
-  /** The rows `filter` keeps, `pageSize` at a time in id order (keyset). */
-  async *#pagesById(
+  /**
+   * The rows `filter` keeps, `pageSize` at a time. On PostgreSQL through a
+   * cursor: one statement, one snapshot, and a plan that does not depend on
+   * the table's statistics (paging by key sorted the whole table for every
+   * page while they were stale, right after a big write). On SQLite by key
+   * (the primary key's order), or, in `any order`, in one statement: a
+   * range on another index plus a key would sort the rest of the table for
+   * each page.
+   */
+  async *#pages(
     columns: string[],
     filter: (query: Knex.QueryBuilder) => Knex.QueryBuilder,
+    order: 'by id' | 'any order' = 'by id',
   ): AsyncGenerator<SliceRow[]> {
+    if (this.#engine === 'postgres') {
+      yield* this.#cursorPages(columns, filter);
+      return;
+    }
+    if (order === 'any order') {
+      yield await filter(this.#db(SLICES_TABLE)).select(columns);
+      return;
+    }
     let afterId: string | undefined;
     for (;;) {
-      const query = filter(this.#db<SliceRow>(SLICES_TABLE))
+      const query = filter(this.#db(SLICES_TABLE))
         .orderBy('id')
         .limit(this.#pageSize)
-        .select<SliceRow[]>(columns);
+        .select(columns);
       if (afterId !== undefined) {
         query.andWhere('id', '>', afterId);
       }
@@ -312,6 +295,33 @@ export class DatabaseSliceStore implements SliceStore {
         return;
       }
       afterId = page[page.length - 1].id;
+    }
+  }
+
+  async *#cursorPages(
+    columns: string[],
+    filter: (query: Knex.QueryBuilder) => Knex.QueryBuilder,
+  ): AsyncGenerator<SliceRow[]> {
+    const tx = await this.#db.transaction();
+    try {
+      const { sql, bindings } = filter(tx(SLICES_TABLE))
+        .select(columns)
+        .toSQL();
+      await tx.raw(`DECLARE slice_pages NO SCROLL CURSOR FOR ${sql}`, [
+        ...bindings,
+      ]);
+      for (;;) {
+        const page = rowsOf(
+          await tx.raw(`FETCH ${this.#pageSize} FROM slice_pages`),
+        ) as SliceRow[];
+        yield page;
+        if (page.length < this.#pageSize) {
+          return;
+        }
+      }
+    } finally {
+      // Read only: nothing to keep. Also ends a read its caller gave up.
+      await tx.rollback();
     }
   }
 
