@@ -7,6 +7,8 @@
  *
  *   yarn bench:reconciler [--systems N] [--runs N] [--naive-runs N (0: none)]
  *     [--only sqlite|postgres] [--require-postgres] [--postgres URL]
+ *     [--sizes 10000,50000,100000,200000 [--scheduler-seconds S]
+ *      [--scheduler-rate FIRES_PER_S]]
  *
  * which is
  *
@@ -17,22 +19,33 @@
  *
  * 1. a full reconcile from empty (the slices table emptied first);
  * 2. a no-op full reconcile right after it;
- * 3. a system-scoped reconcile after one edit (one system's http
- *    HealthCheck goes from 30s to 60s; a different system each run);
+ * 3. a loader's full read of the stored slices, as every instance makes at
+ *    start (and the memory it holds once a real scheduler runs them);
+ * 4. a system-scoped reconcile after one edit (one system's http
+ *    HealthCheck goes from 30s to 60s; a different system each run), and
+ *    the loader's next read, of that edit alone;
  *
  * and, for comparison, a full reconcile from empty whose store writes one
  * INSERT per slice. Every outcome is checked; a wrong one fails the run.
  * The pure half (no database) and the fake catalog's own reads are timed
  * too, so the table shows what is reconciler and what is catalog.
  *
+ * With `--sizes` (slices; `yarn bench:growth` gives 10k to 200k), the same
+ * steps at each size instead, with the scheduler bench's growth rows (a
+ * fresh process per size), as one cost-growth table: each figure per slice
+ * or flat, against the smallest size of the same run.
+ *
  * PostgreSQL: `--postgres URL`, else
  * BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING, else
  * postgresql://postgres@127.0.0.1:5432. Skipped with a note when it does
  * not answer, unless `--require-postgres`.
  */
+import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { AuthService, LoggerService } from '@backstage/backend-plugin-api';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import { stringifyEntityRef, type Entity } from '@backstage/catalog-model';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
 import {
@@ -40,15 +53,24 @@ import {
   resolveCheckTiming,
   type HealthCheckSpec,
 } from '@vigil/plugin-healthcheck-common';
+import {
+  GROWTH_LIMIT,
+  parseSizes,
+  renderGrowthTable,
+  sizeLabel,
+  type GrowthRow,
+  type GrowthTarget,
+} from '../../bench/costGrowthTable';
 import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
+import { SliceScheduler } from '../../scheduler/SliceScheduler';
+import { createStoredSliceLoader } from '../createStoredSliceLoader';
 import {
   desiredSlices,
+  type DesiredSlice,
   type ReconcilableCheck,
   type SystemEnvironments,
 } from '../desiredSlices';
 import { planReconcile, type HeldSlice } from '../planReconcile';
-import { createReconcileLock } from '../ReconcileLock';
-import { Reconciler, type ReconcileOutcome } from '../Reconciler';
 import {
   groupMembersBySystem,
   resolveEnvironments,
@@ -67,11 +89,15 @@ import {
   resetSlices,
 } from './benchDatabases';
 import {
-  NaiveSliceStore,
-  Timeline,
-  TimedLock,
-  TimedSliceStore,
-} from './benchStores';
+  benchAuth,
+  check,
+  collectGarbage,
+  countSlices,
+  instrumentedReconciler,
+  silentLogger,
+  timed,
+  type PassTimes,
+} from './benchPasses';
 
 const TARGET_FULL_MS = 5_000;
 const TARGET_NOOP_MS = 1_000;
@@ -81,6 +107,8 @@ const STEP_FULL = 'full reconcile from empty';
 const STEP_NOOP = 'no-op full reconcile';
 const STEP_SCOPED = 'system-scoped reconcile, one edit';
 const STEP_NAIVE = 'naive: one INSERT per slice';
+const STEP_LOADER_FULL = "a loader's full read";
+const STEP_LOADER_INCREMENTAL = "a loader's read of one edit (3 slices)";
 
 interface Options {
   systems: number;
@@ -89,50 +117,72 @@ interface Options {
   only?: 'sqlite' | 'postgres';
   requirePostgres: boolean;
   postgresUrl: string;
+  /** Slice counts of the cost-growth table; none: the one-size table. */
+  sizes?: number[];
+  /** Seconds the scheduler's growth rows fire at each size; 0: none. */
+  schedulerSeconds: number;
+  /** Fires per second the scheduler's growth rows are offered. */
+  schedulerRate: number;
 }
 
-function parseOptions(args: readonly string[]): Options {
-  const valueOf = (flag: string) => {
-    const index = args.indexOf(flag);
-    return index === -1 ? undefined : args[index + 1];
-  };
+function parseOptions(args: string[]): Options {
+  const { values } = parseArgs({
+    args,
+    options: {
+      systems: { type: 'string' },
+      runs: { type: 'string' },
+      'naive-runs': { type: 'string' },
+      only: { type: 'string' },
+      'require-postgres': { type: 'boolean', default: false },
+      postgres: { type: 'string' },
+      sizes: { type: 'string' },
+      'scheduler-seconds': { type: 'string' },
+      'scheduler-rate': { type: 'string' },
+    },
+  });
   const count = (flag: string, fallback: number, least = 1) => {
-    const value = valueOf(flag);
+    const value = values[flag as keyof typeof values] as string | undefined;
     const parsed = value === undefined ? fallback : Number(value);
     if (!Number.isInteger(parsed) || parsed < least) {
-      throw new Error(`${flag} wants a whole number >= ${least}, not ${value}`);
+      throw new Error(
+        `--${flag} wants a whole number >= ${least}, not ${value}`,
+      );
     }
     return parsed;
   };
-  const only = valueOf('--only');
+  const only = values.only;
   if (only !== undefined && only !== 'sqlite' && only !== 'postgres') {
     throw new Error(`--only wants sqlite or postgres, not ${only}`);
   }
-  const runs = count('--runs', 3);
+  const runs = count('runs', 3);
+  const sizes =
+    values.sizes === undefined
+      ? undefined
+      : [...new Set(parseSizes('--sizes', values.sizes))].sort((a, b) => a - b);
   return {
-    systems: count('--systems', 10_000),
+    systems: count('systems', 10_000),
     runs,
-    naiveRuns: count('--naive-runs', runs, 0),
+    naiveRuns: count('naive-runs', runs, 0),
     only,
-    requirePostgres: args.includes('--require-postgres'),
+    requirePostgres: values['require-postgres'],
     postgresUrl:
-      valueOf('--postgres') ??
+      values.postgres ??
       process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
       'postgresql://postgres@127.0.0.1:5432',
+    sizes,
+    schedulerSeconds: count('scheduler-seconds', 10, 0),
+    schedulerRate: count('scheduler-rate', 2_000),
   };
 }
 
 /** One line of the table: a step's times on one database. */
-interface Row {
+interface Row extends PassTimes {
   step: string;
   database: string;
-  ms: number[];
   target?: number;
   /** Compared with the median of this row instead of a target. */
   versus?: Row;
   note?: string;
-  /** Per phase, the times of each run. */
-  phases?: Map<string, number[]>;
 }
 
 class Table {
@@ -225,123 +275,46 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function check(condition: boolean, message: string): asserts condition {
-  if (!condition) {
-    throw new Error(`Bench outcome wrong: ${message}`);
-  }
+/** What the steps of one database measured, a figure per run. */
+interface StepFigures {
+  full: PassTimes;
+  noop: PassTimes;
+  scoped: PassTimes;
+  /** A loader's first read (every instance's start, and every 10 min). */
+  loaderFull: number[];
+  /** The same loader's next read, after the scoped pass's edit. */
+  loaderIncremental: number[];
+  /** Memory a loader's full read holds in a real scheduler, per slice. */
+  bytesPerSlice: number[];
 }
-
-/** Collects garbage left by earlier steps, when --expose-gc allows. */
-function collectGarbage() {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
-async function timed<T>(
-  fn: () => Promise<T>,
-): Promise<{ result: T; ms: number }> {
-  collectGarbage();
-  const start = performance.now();
-  const result = await fn();
-  return { result, ms: performance.now() - start };
-}
-
-const silentLogger: LoggerService = {
-  error() {},
-  warn() {},
-  info() {},
-  debug() {},
-  child() {
-    return silentLogger;
-  },
-};
-
-const benchAuth = {
-  getOwnServiceCredentials: async () => ({
-    $$type: '@backstage/BackstageCredentials',
-    principal: { type: 'service', subject: 'bench' },
-  }),
-} as unknown as AuthService;
 
 /**
- * A reconciler on the real store and lock, instrumented: `pass` runs one
- * pass and splits its time into phases.
+ * The steps on one database, `runs` times: a full reconcile from empty, a
+ * no-op one, a loader's full read, the memory it holds in a scheduler, a
+ * scoped reconcile after one edit, and the loader's read of that edit.
+ * Every outcome is checked.
  */
-function instrumentedReconciler(
+async function measureSteps(
   db: BenchDatabase,
   catalog: IndexedCatalog,
-  options: { naive?: boolean } = {},
-) {
-  const timeline = new Timeline();
-  const real = new DatabaseSliceStore(db.knex);
-  const reconciler = new Reconciler({
-    catalog: catalog.asCatalogService(),
-    auth: benchAuth,
-    logger: silentLogger,
-    listStoredChecks: async () => [],
-    slices: new TimedSliceStore(
-      options.naive ? new NaiveSliceStore(real, db.knex) : real,
-      timeline,
-    ),
-    lock: new TimedLock(createReconcileLock(db.knex), timeline),
-  });
-  return async (
-    run: (reconciler: Reconciler) => Promise<ReconcileOutcome>,
-    row: Row,
-  ): Promise<ReconcileOutcome> => {
-    timeline.clear();
-    const readsBefore = catalog.readMs;
-    const { result, ms } = await timed(() => run(reconciler));
-    const catalogMs = catalog.readMs - readsBefore;
-    const load = timeline.between('passStart', 'listStart');
-    const phases: Array<[string, number]> = [
-      ['catalog', catalogMs],
-      ['derive', load - catalogMs],
-      ['list', timeline.between('listStart', 'listEnd')],
-      ['plan', timeline.between('listEnd', 'applyStart')],
-      ['write', timeline.between('applyStart', 'applyEnd')],
-    ];
-    phases.push([
-      'lock+rest',
-      ms - phases.reduce((sum, [, value]) => sum + value, 0),
-    ]);
-    row.ms.push(ms);
-    row.phases ??= new Map();
-    for (const [name, value] of phases) {
-      row.phases.set(name, [...(row.phases.get(name) ?? []), value]);
-    }
-    return result;
-  };
-}
-
-async function countSlices(
-  db: BenchDatabase,
-  where: Record<string, string | number> = {},
-): Promise<number> {
-  const [{ count }] = await db
-    .knex('healthcheck_slices')
-    .where({ removed: false, ...where })
-    .count({ count: '*' });
-  return Number(count);
-}
-
-/** Steps 1-3 and the naive comparison on one database. */
-async function benchDatabase(
-  db: BenchDatabase,
-  catalog: IndexedCatalog,
-  options: Options,
-  table: Table,
-) {
-  const expected = options.systems * 3 * 2;
+  systems: number,
+  runs: number,
+): Promise<StepFigures> {
+  const expected = systems * 3 * 2;
   const pass = instrumentedReconciler(db, catalog);
-  const full = table.row(STEP_FULL, db.name, { target: TARGET_FULL_MS });
-  const noop = table.row(STEP_NOOP, db.name, { target: TARGET_NOOP_MS });
-  const scoped = table.row(STEP_SCOPED, db.name, {
-    target: TARGET_SCOPED_MS,
-  });
+  const store = new DatabaseSliceStore(db.knex);
+  const figures: StepFigures = {
+    full: { ms: [] },
+    noop: { ms: [] },
+    scoped: { ms: [] },
+    loaderFull: [],
+    loaderIncremental: [],
+    bytesPerSlice: [],
+  };
 
-  for (let run = 0; run < options.runs; run++) {
+  for (let run = 0; run < runs; run++) {
     await resetSlices(db.knex);
-    const fromEmpty = await pass(r => r.reconcileAll(), full);
+    const fromEmpty = await pass(r => r.reconcileAll(), figures.full);
     check(
       fromEmpty.ran && fromEmpty.scheduled === expected,
       `${db.name} run ${run}: full from empty scheduled ${fromEmpty.scheduled}, not ${expected}`,
@@ -356,7 +329,7 @@ async function benchDatabase(
       `${db.name} run ${run}: ${stored} slices stored, not ${expected}`,
     );
 
-    const again = await pass(r => r.reconcileAll(), noop);
+    const again = await pass(r => r.reconcileAll(), figures.noop);
     check(
       again.ran &&
         again.scheduled + again.rescheduled + again.cancelled === 0 &&
@@ -366,14 +339,28 @@ async function benchDatabase(
       )}`,
     );
 
+    const loader = createStoredSliceLoader({ slices: store });
+    const first = await timed(() => loader.loadChanges());
+    check(
+      first.result.length === 1 &&
+        first.result[0].type === 'replace' &&
+        first.result[0].slices.length === expected,
+      `${db.name} run ${run}: the loader's first read is not all ${expected} slices`,
+    );
+    figures.loaderFull.push(first.ms);
+    figures.bytesPerSlice.push(await memoryPerSlice(store, expected));
+
     // A different system each run, spread over the catalog.
-    const k = Math.floor(((run + 1) * options.systems) / (options.runs + 1));
+    const k = Math.floor(((run + 1) * systems) / (runs + 1));
     const original = catalog.get(httpCheckRefOf(k));
     const edited = structuredClone(original);
     (edited.spec as { interval: string }).interval = '60s';
     catalog.put(edited);
     try {
-      const one = await pass(r => r.reconcileSystems([systemRefOf(k)]), scoped);
+      const one = await pass(
+        r => r.reconcileSystems([systemRefOf(k)]),
+        figures.scoped,
+      );
       check(
         one.ran &&
           one.rescheduled === 3 &&
@@ -391,10 +378,77 @@ async function benchDatabase(
         moved === 3,
         `${db.name} run ${run}: ${moved} slices of system-${k} at 60s, not 3`,
       );
+      const next = await timed(() => loader.loadChanges());
+      check(
+        next.result.length === 1 &&
+          next.result[0].type === 'upsert' &&
+          next.result[0].slices.length === 3,
+        `${db.name} run ${run}: the loader's next read is not the 3 edited slices: ${JSON.stringify(
+          next.result.map(change => change.type),
+        )}`,
+      );
+      figures.loaderIncremental.push(next.ms);
     } finally {
       catalog.put(original);
     }
   }
+  return figures;
+}
+
+/**
+ * The memory a full read of the stored slices holds once a real scheduler
+ * runs them (the slices, the scheduler's records, its heap), per slice:
+ * heap and buffers after a full collection, before and after.
+ */
+async function memoryPerSlice(
+  store: DatabaseSliceStore,
+  expected: number,
+): Promise<number> {
+  const inUse = () => {
+    collectGarbage();
+    const memory = process.memoryUsage();
+    return memory.heapUsed + memory.arrayBuffers;
+  };
+  const before = inUse();
+  const scheduler = SliceScheduler.create<DesiredSlice>({
+    logger: silentLogger,
+    executor: () => {},
+  });
+  scheduler.start();
+  try {
+    const loader = createStoredSliceLoader({ slices: store });
+    for (const change of await loader.loadChanges()) {
+      await scheduler.submit(change);
+    }
+    while (scheduler.stats().liveSlices < expected) {
+      await nextTurn();
+    }
+    return (inUse() - before) / expected;
+  } finally {
+    await scheduler.stop({ awaitInFlightMs: 0 });
+  }
+}
+
+/** The one-size table's rows of one database, and the naive comparison. */
+async function benchDatabase(
+  db: BenchDatabase,
+  catalog: IndexedCatalog,
+  options: Options,
+  table: Table,
+) {
+  const expected = options.systems * 3 * 2;
+  const steps = await measureSteps(db, catalog, options.systems, options.runs);
+  const full = table.row(STEP_FULL, db.name, {
+    target: TARGET_FULL_MS,
+    ...steps.full,
+  });
+  table.row(STEP_NOOP, db.name, { target: TARGET_NOOP_MS, ...steps.noop });
+  table.row(STEP_SCOPED, db.name, {
+    target: TARGET_SCOPED_MS,
+    ...steps.scoped,
+  });
+  table.row(STEP_LOADER_FULL, db.name, { ms: steps.loaderFull });
+  table.row(STEP_LOADER_INCREMENTAL, db.name, { ms: steps.loaderIncremental });
 
   if (options.naiveRuns === 0) {
     return;
@@ -556,8 +610,45 @@ function loadAverage(): string {
   return loadavg()[0].toFixed(2);
 }
 
-async function main(args: string[]) {
-  const options = parseOptions(args);
+/** The databases asked for; PostgreSQL skipped with a note when down. */
+async function openDatabases(
+  options: Options,
+  notes: string[],
+): Promise<BenchDatabase[]> {
+  const databases: BenchDatabase[] = [];
+  if (options.only !== 'postgres') {
+    databases.push(await openSqlite());
+  }
+  if (options.only !== 'sqlite') {
+    const db = await openPostgres(options.postgresUrl);
+    if ('unreachable' in db) {
+      if (options.requirePostgres) {
+        throw new Error(`PostgreSQL is not reachable: ${db.unreachable}`);
+      }
+      const note = `PostgreSQL skipped, not reachable: ${db.unreachable}`;
+      console.log(`Note: ${note}`);
+      notes.push(note);
+    } else {
+      databases.push(db);
+    }
+  }
+  notes.push(...databases.map(db => db.description));
+  return databases;
+}
+
+async function closeAll(databases: BenchDatabase[]) {
+  for (const db of databases) {
+    await db.close();
+  }
+}
+
+const PHASES_NOTE =
+  'catalog = time in the fake catalog; derive = the rest of loading the desired slices ' +
+  '(timing, environments, desiredSlices); list = listSliceHeaders; plan = planReconcile and building ' +
+  'the writes; write = applyChanges; lock+rest = the reconcile lock and what is left. ' +
+  'Each phase is its own median, so they need not add up to the median.';
+
+async function benchOneSize(options: Options) {
   const loadBefore = loadAverage();
   const entities = syntheticCatalog(options.systems);
   const checkEntities = syntheticChecks(options.systems);
@@ -568,45 +659,19 @@ async function main(args: string[]) {
   benchPurePart(entities, checkEntities, options, table);
   await benchCatalogReads(catalog, options, table);
 
-  const opens: Array<() => Promise<BenchDatabase | undefined>> = [];
-  if (options.only !== 'postgres') {
-    opens.push(openSqlite);
-  }
-  if (options.only !== 'sqlite') {
-    opens.push(async () => {
-      const db = await openPostgres(options.postgresUrl);
-      if ('unreachable' in db) {
-        if (options.requirePostgres) {
-          throw new Error(`PostgreSQL is not reachable: ${db.unreachable}`);
-        }
-        const note = `PostgreSQL skipped, not reachable: ${db.unreachable}`;
-        console.log(`Note: ${note}`);
-        notes.push(note);
-        return undefined;
-      }
-      return db;
-    });
-  }
-  for (const open of opens) {
-    const db = await open();
-    if (!db) {
-      continue;
-    }
-    notes.push(db.description);
-    try {
+  const databases = await openDatabases(options, notes);
+  try {
+    for (const db of databases) {
       await benchDatabase(db, catalog, options, table);
-    } finally {
-      await db.close();
     }
+  } finally {
+    await closeAll(databases);
   }
 
   const expected = options.systems * 3 * 2;
   console.log(
     `\nReconciler bench: ${options.systems} systems x 3 environments x 2 checks = ${expected} slices; ` +
-      `median of ${options.runs} runs (naive: ${options.naiveRuns}); ` +
-      `Node ${process.version}, ${cpus().length} CPUs (${
-        cpus()[0]?.model.trim() ?? 'unknown'
-      })`,
+      `median of ${options.runs} runs (naive: ${options.naiveRuns}); ${machine()}`,
   );
   console.log(
     `${notes.join(
@@ -614,12 +679,7 @@ async function main(args: string[]) {
     )}; load average ${loadBefore} before, ${loadAverage()} after\n`,
   );
   table.print();
-  console.log(
-    '\nbreakdown: catalog = time in the fake catalog; derive = the rest of loading the desired slices ' +
-      '(timing, environments, desiredSlices); list = listSliceHeaders; plan = planReconcile and building ' +
-      'the writes; write = applyChanges; lock+rest = the reconcile lock and what is left. ' +
-      'Each phase is its own median, so they need not add up to the median.',
-  );
+  console.log(`\nbreakdown: ${PHASES_NOTE}`);
   const missed = table.rows.filter(
     row => row.target !== undefined && median(row.ms) > row.target,
   );
@@ -629,6 +689,170 @@ async function main(args: string[]) {
         .map(row => `${row.step} on ${row.database}`)
         .join(', ')}`,
     );
+  }
+}
+
+function machine(): string {
+  return `Node ${process.version}, ${cpus().length} CPUs (${
+    cpus()[0]?.model.trim() ?? 'unknown'
+  })`;
+}
+
+/**
+ * The cost-growth table: the steps at each size on each database, the
+ * scheduler's rows from its own bench (a fresh process per size), each
+ * figure per slice (or flat) with its ratio to the smallest size.
+ */
+async function benchGrowth(options: Options, sizes: number[]) {
+  const loadBefore = loadAverage();
+  const notes: string[] = [];
+  const rows: GrowthRow[] = [];
+  const breakdown: string[] = [];
+  const put = (
+    measure: string,
+    where: string,
+    unit: string,
+    target: GrowthTarget,
+    size: number,
+    values: number[],
+  ) => {
+    let row = rows.find(r => r.measure === measure && r.where === where);
+    if (!row) {
+      row = { measure, where, unit, target, figures: new Map() };
+      rows.push(row);
+    }
+    row.figures.set(size, values);
+  };
+  const growth: GrowthTarget = { kind: 'growth' };
+
+  const databases = await openDatabases(options, notes);
+  try {
+    // Once unrecorded, so the first size is not the one that warms the code.
+    const warmUp = Math.ceil(sizes[0] / 6);
+    const warmCatalog = new IndexedCatalog([
+      ...syntheticCatalog(warmUp),
+      ...syntheticChecks(warmUp),
+    ]);
+    for (const db of databases) {
+      await measureSteps(db, warmCatalog, warmUp, 1);
+    }
+    for (const size of sizes) {
+      // 3 environments x 2 checks a system.
+      const systems = Math.ceil(size / 6);
+      const slices = systems * 6;
+      const catalog = new IndexedCatalog([
+        ...syntheticCatalog(systems),
+        ...syntheticChecks(systems),
+      ]);
+      for (const db of databases) {
+        console.error(`  ${slices} slices on ${db.name}, ${options.runs} runs`);
+        const steps = await measureSteps(db, catalog, systems, options.runs);
+        const perSlice = (ms: number[]) => ms.map(v => (v * 1_000) / slices);
+        put('full reconcile from empty, per slice', db.name, 'µs', growth, size, perSlice(steps.full.ms));
+        put('no-op full reconcile, per slice', db.name, 'µs', growth, size, perSlice(steps.noop.ms));
+        put(
+          'no-op / full reconcile from empty',
+          db.name,
+          '×',
+          { kind: 'at most', limit: 0.2 },
+          size,
+          steps.noop.ms.map((ms, run) => ms / steps.full.ms[run]),
+        );
+        put('scoped reconcile, one edit (flat)', db.name, 'ms', growth, size, steps.scoped.ms);
+        put("loader's full read, per slice", db.name, 'µs', growth, size, perSlice(steps.loaderFull));
+        put("loader's read of one edit (flat)", db.name, 'ms', growth, size, steps.loaderIncremental);
+        put('loader + scheduler: memory held per slice', db.name, 'B', growth, size, steps.bytesPerSlice);
+        for (const [step, times] of [
+          ['full', steps.full],
+          ['no-op', steps.noop],
+        ] as const) {
+          breakdown.push(
+            `${db.name}, ${sizeLabel(size)}, ${step}: ${phasesOf(times)}`,
+          );
+        }
+      }
+    }
+  } finally {
+    await closeAll(databases);
+  }
+  if (options.schedulerSeconds > 0) {
+    rows.push(...schedulerGrowthRows(options, sizes));
+  }
+
+  console.log(
+    `\nCost growth: ${sizes
+      .map(sizeLabel)
+      .join(', ')} slices (synthetic catalog, 3 environments x 2 checks a system); median of ${
+      options.runs
+    } runs; ${machine()}`,
+  );
+  console.log(
+    `${notes.join(
+      '; ',
+    )}; load average ${loadBefore} before, ${loadAverage()} after\n`,
+  );
+  const { text, missed } = renderGrowthTable(rows, sizes);
+  console.log(text);
+  console.log(
+    `\nEach cell: the median, and in brackets its ratio to the ${sizeLabel(
+      sizes[0],
+    )} column. Per-slice rows are judged on growth (linear cost: the largest size within ${GROWTH_LIMIT}× of the smallest per slice); ` +
+      '(flat) rows on their time, which must not grow with the slices; the no-op ratio on ≤ 0.2 at every size. ' +
+      `Scheduler rows: every size offered ${options.schedulerRate} fires/s for ${options.schedulerSeconds} s, a fresh process each, no-op executor.`,
+  );
+  console.log(`\nPhases, median ms (${PHASES_NOTE})`);
+  for (const line of breakdown) {
+    console.log(`  ${line}`);
+  }
+  if (missed.length > 0) {
+    console.log(`\nTargets missed:\n${missed.map(m => `  - ${m}`).join('\n')}`);
+  }
+}
+
+function phasesOf(times: PassTimes): string {
+  return [...(times.phases ?? [])]
+    .map(([name, values]) => `${name} ${format(median(values))}`)
+    .join(' · ');
+}
+
+/** The scheduler bench's growth rows, run in its own processes. */
+function schedulerGrowthRows(options: Options, sizes: number[]): GrowthRow[] {
+  const script = resolvePackagePath(
+    '@vigil/plugin-healthcheck-backend',
+    'src/scheduler/bench/benchScheduler.ts',
+  );
+  const output = execFileSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--disable-warning=MODULE_TYPELESS_PACKAGE_JSON',
+      script,
+      '--only',
+      'growth',
+      '--json',
+      '--sizes',
+      sizes.join(','),
+      '--runs',
+      String(options.runs),
+      '--rate',
+      String(options.schedulerRate),
+      '--growth-seconds',
+      String(options.schedulerSeconds),
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const parsed = JSON.parse(output) as Array<
+    Omit<GrowthRow, 'figures'> & { figures: Array<[number, number[]]> }
+  >;
+  return parsed.map(row => ({ ...row, figures: new Map(row.figures) }));
+}
+
+async function main(args: string[]) {
+  const options = parseOptions(args);
+  if (options.sizes) {
+    await benchGrowth(options, options.sizes);
+  } else {
+    await benchOneSize(options);
   }
 }
 

@@ -2,13 +2,20 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { randomSource } from '../../tooling/randomSource.ts';
 import { DueHeap } from '../DueHeap.ts';
 import { SliceScheduler } from '../SliceScheduler.ts';
 import { gridPointAtOrAfter, staggerOffsetMs } from '../stagger.ts';
 import type { DueTick } from '../types.ts';
+import {
+  parseSizes,
+  renderGrowthTable,
+  type GrowthRow,
+} from '../../bench/costGrowthTable.ts';
 
 // ------------------------------------------------------------------ setup
 
@@ -33,19 +40,61 @@ interface BenchConfig {
   stallAfterMs: number;
   heapOps: number;
   heapRuns: number;
+  /** Fleet sizes of the cost-growth section. */
+  growthSizes: number[];
+  /** Fires per second every growth size is offered, so sizes compare. */
+  growthRate: number;
+  growthSeconds: number;
   sections: Set<string>;
+  childBig?: Variant;
+  childGrowth?: number;
+  /** Print the growth section's rows as JSON, for another bench's table. */
+  json: boolean;
 }
 
+type Variant = 'heap' | 'setInterval' | 'setTimeout';
+const VARIANTS: Variant[] = ['heap', 'setInterval', 'setTimeout'];
+
+const SECTIONS = ['fleet', 'big', 'stall', 'heap', 'growth'];
+
 function parseConfig(args: string[]): BenchConfig {
-  const quick = args.includes('--quick');
-  const valueOf = (flag: string) => {
-    const at = args.indexOf(flag);
-    return at >= 0 ? args[at + 1] : undefined;
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      window: { type: 'string', default: '2' },
+      only: { type: 'string' },
+      sizes: { type: 'string', default: '10000,50000,100000,200000' },
+      rate: { type: 'string', default: '2000' },
+      'growth-seconds': { type: 'string' },
+      'child-big': { type: 'string' },
+      'child-growth': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const quick = values.quick;
+  const number = (flag: string, value: string | undefined, fallback: number) => {
+    const parsed = value === undefined ? fallback : Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0) {
+      throw new Error(`--${flag} wants a number >= 0, not ${value}`);
+    }
+    return parsed;
   };
-  const only = valueOf('--only');
+  const sections = values.only ? values.only.split(',') : SECTIONS.slice(0, 4);
+  const unknown = sections.filter(section => !SECTIONS.includes(section));
+  if (unknown.length > 0) {
+    throw new Error(
+      `--only wants some of ${SECTIONS.join(',')}, not ${unknown.join(',')}`,
+    );
+  }
+  const childBig = values['child-big'];
+  if (childBig !== undefined && !VARIANTS.includes(childBig as Variant)) {
+    throw new Error(`--child-big wants one of ${VARIANTS.join(', ')}`);
+  }
   return {
-    runs: Number(valueOf('--runs') ?? (quick ? 1 : 3)),
-    coalesceWindowMs: Number(valueOf('--window') ?? 2),
+    runs: number('runs', values.runs, quick ? 1 : 3),
+    coalesceWindowMs: number('window', values.window, 2),
     fleetSlices: 10_000,
     fleetSeconds: quick ? 5 : 20,
     bigSlices: 100_000,
@@ -56,9 +105,20 @@ function parseConfig(args: string[]): BenchConfig {
     stallAfterMs: 1_800,
     heapOps: quick ? 300_000 : 1_000_000,
     heapRuns: 3,
-    sections: new Set(
-      only ? only.split(',') : ['fleet', 'big', 'stall', 'heap'],
+    growthSizes: parseSizes('--sizes', values.sizes),
+    growthRate: number('rate', values.rate, 2_000),
+    growthSeconds: number(
+      'growth-seconds',
+      values['growth-seconds'],
+      quick ? 4 : 10,
     ),
+    sections: new Set(sections),
+    childBig: childBig as Variant | undefined,
+    json: values.json,
+    childGrowth:
+      values['child-growth'] === undefined
+        ? undefined
+        : parseSizes('--child-growth', values['child-growth'])[0],
   };
 }
 
@@ -181,11 +241,12 @@ async function startHeap(
   log: FireLog,
   coalesceWindowMs: number,
   onFire?: (slice: BenchSlice, at: number, scheduledAt: number) => void,
+  firstProbeWindowCapMs?: number,
 ): Promise<Mechanism & { scheduler: SliceScheduler<BenchSlice> }> {
   const seen = new Uint8Array(fleet.length);
   const scheduler = SliceScheduler.create<BenchSlice>({
     logger: silentLogger,
-    options: { coalesceWindowMs },
+    options: { coalesceWindowMs, firstProbeWindowCapMs },
     executor: (batch: ReadonlyArray<DueTick<BenchSlice>>) => {
       const now = Date.now();
       for (const tick of batch) {
@@ -255,8 +316,6 @@ function startTimeoutChains(
   return { stop: () => timers.forEach(timer => clearTimeout(timer)) };
 }
 
-type Variant = 'heap' | 'setInterval' | 'setTimeout';
-const VARIANTS: Variant[] = ['heap', 'setInterval', 'setTimeout'];
 
 async function startVariant(
   variant: Variant,
@@ -378,6 +437,116 @@ function bigFleetSection(config: BenchConfig, args: string[]): PerVariant {
         } ${variant}: ${figures.scheduleUsPerSlice.toFixed(
           2,
         )} us/slice, ${figures.bytesPerSlice.toFixed(0)} B/slice`,
+      );
+    }
+  }
+  return results;
+}
+
+/**
+ * One size of the cost-growth section, alone in a fresh process: the heap
+ * scheduler's resident memory per slice, and its CPU per fired probe at a
+ * fire rate that is the same for every size (intervals grow with the
+ * fleet), so only the fleet's size differs. First probes land on the grid,
+ * not in a start-up burst. One interval for all, their offsets hashed over
+ * it, so the offered rate is `growthRate`.
+ * @internal
+ */
+export async function growthOnce(
+  size: number,
+  config: Pick<
+    BenchConfig,
+    'growthRate' | 'growthSeconds' | 'coalesceWindowMs'
+  >,
+): Promise<Figures> {
+  const intervalMs = Math.max(
+    1_000,
+    Math.round((size / config.growthRate) * 1_000),
+  );
+  const fleet = makeFleet(size, intervalMs, intervalMs, 6);
+  const log = new FireLog(
+    size,
+    Math.ceil(config.growthRate * (config.growthSeconds + 2) * 1.5),
+  );
+  collectGarbage();
+  const rssBefore = process.memoryUsage().rss;
+  const memoryBefore = memoryInUse();
+  const heap = await startHeap(
+    fleet,
+    log,
+    config.coalesceWindowMs,
+    undefined,
+    // No first-probe window: every slice first fires on its grid point.
+    0,
+  );
+  collectGarbage();
+  const rssPerSlice = (process.memoryUsage().rss - rssBefore) / size;
+  const heapPerSlice = (memoryInUse() - memoryBefore) / size;
+  const firesBefore = log.count;
+  const cpuBefore = process.cpuUsage();
+  await sleep(config.growthSeconds * 1_000);
+  const cpu = process.cpuUsage(cpuBefore);
+  const fires = log.count - firesBefore;
+  await heap.stop();
+  return {
+    rssPerSlice,
+    heapPerSlice,
+    cpuPerFireUs: (cpu.user + cpu.system) / fires,
+    firesPerS: fires / config.growthSeconds,
+  };
+}
+
+/** The growth section's rows of the cost-growth table. */
+export function growthRows(results: Map<number, Figures[]>): GrowthRow[] {
+  const rowOf = (measure: string, unit: string, key: string): GrowthRow => ({
+    measure,
+    where: 'none (scheduler)',
+    unit,
+    figures: new Map(
+      [...results].map(([size, runs]) => [size, runs.map(run => run[key])]),
+    ),
+    target: { kind: 'growth' },
+  });
+  return [
+    rowOf('scheduler: resident memory per slice (RSS)', 'B/slice', 'rssPerSlice'),
+    rowOf('scheduler: heap + buffers per slice', 'B/slice', 'heapPerSlice'),
+    rowOf('scheduler: CPU per fired probe', 'µs/fire', 'cpuPerFireUs'),
+  ];
+}
+
+/** Runs `growthOnce` in a fresh process per size and run. */
+export function growthSection(
+  config: Pick<BenchConfig, 'growthSizes' | 'runs' | 'growthRate' | 'growthSeconds' | 'coalesceWindowMs'>,
+): Map<number, Figures[]> {
+  const results = new Map<number, Figures[]>();
+  const script = fileURLToPath(new URL('./benchScheduler.ts', import.meta.url));
+  for (let run = 0; run < config.runs; run++) {
+    for (const size of config.growthSizes) {
+      const output = execFileSync(
+        process.execPath,
+        [
+          '--expose-gc',
+          '--disable-warning=MODULE_TYPELESS_PACKAGE_JSON',
+          script,
+          '--child-growth',
+          String(size),
+          '--rate',
+          String(config.growthRate),
+          '--growth-seconds',
+          String(config.growthSeconds),
+          '--window',
+          String(config.coalesceWindowMs),
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const figures = JSON.parse(output) as Figures;
+      results.set(size, [...(results.get(size) ?? []), figures]);
+      console.error(
+        `  growth run ${run + 1}/${config.runs} ${size} slices: ${figures.cpuPerFireUs.toFixed(
+          1,
+        )} us CPU/fire at ${figures.firesPerS.toFixed(0)} fires/s, ${figures.rssPerSlice.toFixed(
+          0,
+        )} B RSS/slice`,
       );
     }
   }
@@ -632,13 +801,46 @@ function medianOf(results: PerVariant, variant: Variant, key: string): number {
 
 export async function main(args: string[]): Promise<void> {
   const config = parseConfig(args);
-  if (args.includes('--child-big')) {
-    const variant = args[args.indexOf('--child-big') + 1] as Variant;
-    console.log(JSON.stringify(await bigFleetOnce(variant, config)));
+  if (config.childBig) {
+    console.log(JSON.stringify(await bigFleetOnce(config.childBig, config)));
+    return;
+  }
+  if (config.childGrowth !== undefined) {
+    console.log(JSON.stringify(await growthOnce(config.childGrowth, config)));
     return;
   }
   if (!(globalThis as { gc?: unknown }).gc) {
     console.error('Run with --expose-gc for stable memory figures.');
+  }
+  if (config.sections.has('growth')) {
+    console.error(
+      `growth: ${config.growthSizes.join(', ')} slices at ${
+        config.growthRate
+      } fires/s, ${config.growthSeconds} s x ${config.runs} runs, a process each`,
+    );
+    const growth = growthRows(growthSection(config));
+    if (config.json) {
+      console.log(
+        JSON.stringify(
+          growth.map(row => ({ ...row, figures: [...row.figures] })),
+        ),
+      );
+      return;
+    }
+    console.log(
+      `\nScheduler cost growth, Node ${process.version}, ${
+        cpus().length
+      } CPUs, load average ${loadavg()[0].toFixed(1)}, medians of ${
+        config.runs
+      } runs; every size offered ${
+        config.growthRate
+      } fires/s (intervals grow with the fleet), a fresh process each\n`,
+    );
+    console.log(renderGrowthTable(growth, config.growthSizes).text);
+    config.sections.delete('growth');
+    if (config.sections.size === 0) {
+      return;
+    }
   }
   const started = performance.now();
   const loadBefore = loadavg()[0];
