@@ -30,6 +30,9 @@ const ID_CHUNK_SIZE = 900;
  */
 const READ_PAGE_SIZE = 5_000;
 
+/** Rows one write changes past which PostgreSQL's statistics are renewed. */
+const ANALYZE_AFTER_ROWS = 10_000;
+
 /** The configHash of a paused slice: it has no run definition. */
 const PAUSED_HASH = 'paused';
 
@@ -139,7 +142,7 @@ export class DatabaseSliceStore implements SliceStore {
       return { revision: await this.#currentRevision(this.#db) };
     }
     const now = Math.round(this.#now());
-    return await this.#db.transaction(async tx => {
+    const written = await this.#db.transaction(async tx => {
       await tx(STATE_TABLE)
         .where('name', 'slices')
         .update({ revision: tx.raw('revision + 1'), updated_at: now });
@@ -165,13 +168,24 @@ export class DatabaseSliceStore implements SliceStore {
       );
       return { revision };
     });
+    if (
+      this.#engine === 'postgres' &&
+      changes.write.length + changes.remove.length >= ANALYZE_AFTER_ROWS
+    ) {
+      // Until autovacuum comes round, the planner would read the table as
+      // it was: the loaders' reads of a few changed rows, on every instance
+      // each minute, and scoped reads scanned all 200,000 rows after a full
+      // pass from empty. A failure leaves it to autovacuum.
+      await this.#db.raw(`ANALYZE ${SLICES_TABLE}`).catch(() => {});
+    }
+    return written;
   }
 
   async readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }> {
     // The revision first, and it alone: SQLite's pages are separate
-    // statements, so a row of a later page may carry a newer revision than a
-    // change an earlier page missed. Rows committed after it only make the read newer,
-    // and the next read of changes re-reads them, which is harmless.
+    // statements, so a row of a later page may carry a newer revision than
+    // a change an earlier page missed. Rows committed after it only make the
+    // read newer, and the next read of changes re-reads them: harmless.
     const revision = await this.#currentRevision(this.#db);
     const slices: DesiredSlice[] = [];
     for await (const page of this.#pages(['id', 'definition'], q =>
