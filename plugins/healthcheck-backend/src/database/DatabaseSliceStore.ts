@@ -181,6 +181,10 @@ export class DatabaseSliceStore implements SliceStore {
     return written;
   }
 
+  async readRevision(): Promise<number> {
+    return await this.#currentRevision(this.#db);
+  }
+
   async readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }> {
     // The revision first, and it alone: SQLite's pages are separate
     // statements, so a row of a later page may carry a newer revision than

@@ -68,6 +68,9 @@ export interface SliceStore {
     pausedNow?: readonly string[];
   }): Promise<{ revision: number }>;
 
+  /** The revision of the last write. */
+  readRevision(): Promise<number>;
+
   /** The running slices and the revision they are as of. */
   readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }>;
 

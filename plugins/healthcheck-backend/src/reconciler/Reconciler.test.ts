@@ -167,6 +167,81 @@ describe('Reconciler', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'derives nothing again and reads no stored slice in a full pass over an unchanged catalog, and derives an edited check alone, on %p',
+    async databaseId => {
+      const { reconcilerWith, slices, catalog } = await setup(databaseId);
+      const validateSlice = jest.fn((_slice: DesiredSlice) => []);
+      const reconciler = reconcilerWith({ validateSlice });
+      const first = await reconciler.reconcileAll();
+      expect(validateSlice).toHaveBeenCalledTimes(16);
+
+      validateSlice.mockClear();
+      const listed = jest.spyOn(slices, 'listSliceHeaders');
+      const again = await reconciler.reconcileAll();
+      expect(again).toMatchObject({
+        ran: true,
+        scheduled: 0,
+        rescheduled: 0,
+        cancelled: 0,
+        revision: first.revision,
+      });
+      expect(validateSlice).not.toHaveBeenCalled();
+      expect(listed).not.toHaveBeenCalled();
+
+      catalog.edit(PAYMENTS_CHECK, e => {
+        e.spec!.timeout = '3s';
+      });
+      const edited = await reconciler.reconcileAll();
+      expect(edited).toMatchObject({
+        scheduled: 0,
+        rescheduled: 2,
+        cancelled: 0,
+        changedSystems: ['system:default/payments'],
+      });
+      expect(validateSlice.mock.calls.map(([slice]) => slice.checkId)).toEqual(
+        [PAYMENTS_CHECK, PAYMENTS_CHECK],
+      );
+      expect(listed).toHaveBeenCalledTimes(1);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'converges slices written under it since its last pass, however unchanged the catalog, on %p',
+    async databaseId => {
+      const { reconciler, slices, live } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      const [gone] = await live();
+      // Another instance's pass, or one of an older release, removed it.
+      await slices.applyChanges({ write: [], remove: [gone.id] });
+
+      const outcome = await reconciler.reconcileAll();
+      expect(outcome).toMatchObject({ scheduled: 1, cancelled: 0 });
+      expect((await live()).map(row => row.id)).toContain(gone.id);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'compares with the stored slices again after a full pass whose write failed, on %p',
+    async databaseId => {
+      const { reconciler, slices, catalog } = await setup(databaseId);
+      await reconciler.reconcileAll();
+      catalog.edit(PAYMENTS_CHECK, e => {
+        e.spec!.timeout = '3s';
+      });
+      jest
+        .spyOn(slices, 'applyChanges')
+        .mockRejectedValueOnce(new Error('connection lost'));
+      await expect(reconciler.reconcileAll()).rejects.toThrow(
+        'connection lost',
+      );
+
+      // The same catalog as the failed pass derived: the write is still due.
+      const retried = await reconciler.reconcileAll();
+      expect(retried).toMatchObject({ rescheduled: 2 });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'touches only the named system in a scoped pass, on %p',
     async databaseId => {
       const { reconciler, catalog, rows } = await setup(databaseId);

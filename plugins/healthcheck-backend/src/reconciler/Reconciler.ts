@@ -2,6 +2,7 @@ import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
 import { stringifyEntityRef, parseEntityRef } from '@backstage/catalog-model';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { isPausedHeader, pausedHeader } from '../database/DatabaseSliceStore';
+import { DerivationMemo } from './derivationMemo';
 import type { DesiredSlice, PausedSlice } from './desiredSlices';
 import {
   CheckSpecValidator,
@@ -118,6 +119,13 @@ export class Reconciler {
   ) => Array<{ path: string; reason: string }>;
   readonly #settings?: DesiredSliceSettings;
   readonly #problems = new ReportedProblems();
+  /** What the last full pass derived: unchanged checks are not derived again. */
+  readonly #memo = new DerivationMemo();
+  /**
+   * The revision the last full pass left the stored slices at, once its
+   * write succeeded: they were then exactly what it derived.
+   */
+  #convergedAt: number | undefined;
   /** The scoped pass waiting for the lock, which later asks join. */
   #waiting: WaitingPass | undefined;
   #draining = false;
@@ -289,8 +297,33 @@ export class Reconciler {
 
   async #fullPass(): Promise<ReconcileOutcome> {
     const loaded = await this.#load(undefined);
+    const convergedAt = this.#convergedAt;
+    this.#convergedAt = undefined;
+    if (
+      loaded.reuse?.unchanged &&
+      convergedAt !== undefined &&
+      (await this.#slices.readRevision()) === convergedAt
+    ) {
+      // The slices derived are the last full pass's, and nothing was
+      // written since it wrote them: there is nothing to compare.
+      this.#convergedAt = convergedAt;
+      this.#logger.debug(
+        `Reconciled all systems: nothing changed since revision ${convergedAt}`,
+      );
+      return {
+        scope: 'full',
+        ran: true,
+        scheduled: 0,
+        rescheduled: 0,
+        cancelled: 0,
+        changedSystems: [],
+        revision: convergedAt,
+      };
+    }
     const current = await this.#slices.listSliceHeaders();
-    return await this.#apply('full', loaded, current);
+    const outcome = await this.#apply('full', loaded, current);
+    this.#convergedAt = outcome.revision;
+    return outcome;
   }
 
   async #scopedPass(systemRefs: string[]): Promise<ReconcileOutcome> {
@@ -324,6 +357,7 @@ export class Reconciler {
       validateSpec: this.#validateSpec,
       validateSlice: this.#validateSlice,
       settings: this.#settings,
+      memo: this.#memo,
     });
     this.#reportProblems(systemRefs ?? 'full', loaded);
     return loaded;
@@ -380,7 +414,11 @@ export class Reconciler {
         outcome.scheduled
       } new, ${outcome.rescheduled} changed, ${
         outcome.cancelled
-      } removed slices; ${desired.length} in scope`,
+      } removed slices; ${desired.length} in scope${
+        loaded.reuse
+          ? `; ${loaded.reuse.derived} check-system pairs derived, ${loaded.reuse.reused} as before`
+          : ''
+      }`,
     );
     return outcome;
   }

@@ -9,6 +9,7 @@ import {
   encodeSliceId,
   environmentNameProblem,
 } from '@vigil/plugin-healthcheck-common';
+import type { DerivationMemo, PairDerivation } from './derivationMemo';
 import type {
   CompiledTargetTemplate,
   ConditionSpec,
@@ -41,6 +42,12 @@ export interface ReconcilableCheck {
   timeoutMs: number;
   /** The canonical ref of its `spec.owner`, for a HealthCheck entity that names one. */
   owner?: string;
+  /**
+   * What its slices are derived from, when known (a HealthCheck entity's
+   * etag, an API check's stored spec): equal versions derive equal slices,
+   * so a {@link DerivationMemo} may give the last ones back.
+   */
+  version?: string;
 }
 
 /**
@@ -180,6 +187,17 @@ export function desiredSlices(options: {
   targets?: TargetSettings;
   /** Default `any`; see {@link ChecksFromCatalog}. */
   checksFromCatalog?: ChecksFromCatalog;
+  /**
+   * Judges each slice as rendered; a slice with problems is refused with
+   * them. Everything passes without it.
+   */
+  validateSlice?: SliceValidator;
+  /**
+   * Gives back what a check of the same version derived on a system of the
+   * same name, owner and environments in an earlier pass. Begun and ended
+   * by the caller, who owns it with these settings and validator.
+   */
+  memo?: DerivationMemo;
 }): DesiredSliceSet {
   const systemByRef = new Map<string, KnownSystem>();
   for (const system of options.systems) {
@@ -200,6 +218,10 @@ export function desiredSlices(options: {
         environments,
         invalid,
         owner: system.owner,
+        // The invalid ones follow from the environments.
+        key: [ref, system.name, system.owner ?? '', ...environments].join(
+          '\n',
+        ),
       });
     }
   }
@@ -224,13 +246,28 @@ export function desiredSlices(options: {
     return compiled;
   };
   const checksFromCatalog = options.checksFromCatalog ?? 'any';
+  const context: DerivationContext = {
+    systemByRef,
+    compile,
+    checksFromCatalog,
+    validateSlice: options.validateSlice,
+    memo: options.memo,
+  };
   for (const check of options.checks) {
     if (check.enabled !== false) {
-      addSlicesOfCheck(check, systemByRef, compile, result, checksFromCatalog);
+      addSlicesOfCheck(check, context, result);
     }
   }
   return result;
 }
+
+/**
+ * Judges a slice as rendered; empty when it may run.
+ * @internal
+ */
+export type SliceValidator = (
+  slice: DesiredSlice,
+) => Array<{ path: string; reason: string }>;
 
 /**
  * Why a check may not monitor a system under the rule, or `undefined` when
@@ -263,6 +300,8 @@ export function catalogAssignmentProblem(
 interface KnownSystem {
   name: string;
   owner?: string;
+  /** Everything of the system a slice depends on, for the memo. */
+  key: string;
   /** Canonical, without duplicates. */
   environments: string[];
   /** Those that are no environment name, with why. */
@@ -271,25 +310,51 @@ interface KnownSystem {
 
 type Compile = (probeType: string, template: string) => CompiledTargetTemplate;
 
+interface DerivationContext {
+  systemByRef: ReadonlyMap<string, KnownSystem>;
+  compile: Compile;
+  checksFromCatalog: ChecksFromCatalog;
+  validateSlice?: SliceValidator;
+  memo?: DerivationMemo;
+}
+
+/** What a check derives on one system, before it is known which. */
+interface CheckParts {
+  shared: ReturnType<typeof sharedParts>;
+  filter?: ReadonlySet<string>;
+  targets: { components?: string[] };
+}
+
 function addSlicesOfCheck(
   check: ReconcilableCheck,
-  systemByRef: ReadonlyMap<string, KnownSystem>,
-  compile: Compile,
+  context: DerivationContext,
   result: DesiredSliceSet,
-  checksFromCatalog: ChecksFromCatalog,
 ) {
   const { spec } = check;
-  const filter = spec.environments
-    ? new Set(spec.environments.map(canonicalEnvironmentName))
-    : undefined;
-  const shared = sharedParts(spec, compile);
+  const { systemByRef, memo } = context;
   const defaultNamespace =
     check.source.kind === 'gitops'
       ? parseEntityRef(check.source.entityRef).namespace
       : 'default';
   const seen = new Set<string>();
-  const components = canonicalComponentRefs(spec.components, defaultNamespace);
-  const targets = components.length > 0 ? { components } : {};
+  // Worked out at the first system that is not in the memo.
+  let parts: CheckParts | undefined;
+  const partsOfCheck = (): CheckParts => {
+    if (!parts) {
+      const components = canonicalComponentRefs(
+        spec.components,
+        defaultNamespace,
+      );
+      parts = {
+        shared: sharedParts(spec, context.compile),
+        filter: spec.environments
+          ? new Set(spec.environments.map(canonicalEnvironmentName))
+          : undefined,
+        targets: components.length > 0 ? { components } : {},
+      };
+    }
+    return parts;
+  };
 
   for (const written of spec.systems) {
     let systemRef: string;
@@ -318,64 +383,110 @@ function addSlicesOfCheck(
       });
       continue;
     }
-    const unassignable = catalogAssignmentProblem(
-      check,
-      { ref: systemRef, owner: system.owner },
-      checksFromCatalog,
-    );
-    for (const environment of system.environments) {
-      if (filter && !filter.has(environment)) {
-        continue;
-      }
-      const checkId = check.id;
-      const id = encodeSliceId({ checkId, systemRef, environment });
-      const invalid = unassignable ?? system.invalid.get(environment);
-      if (invalid) {
-        result.refused.push({
-          id,
-          checkId,
-          systemRef,
-          environment,
-          reason: invalid,
-        });
-        continue;
-      }
-      if (spec.paused) {
-        result.paused.push({ id, checkId, systemRef, environment, ...targets });
-        continue;
-      }
-      const part = shared.of(environment);
-      const rendered = part.template.render({
-        systemName: system.name,
-        environmentName: environment,
-      });
-      if (!rendered.ok) {
-        result.refused.push({
-          id,
-          checkId,
-          systemRef,
-          environment,
-          reason: rendered.reason,
-        });
-        continue;
-      }
-      const target = rendered.target;
-      result.slices.push({
+    const derive = () =>
+      derivePair(check, systemRef, system, partsOfCheck(), context);
+    const derivation = memo
+      ? memo.pair(check.id, check.version, system.key, derive)
+      : derive();
+    appendAll(result.slices, derivation.slices);
+    appendAll(result.paused, derivation.paused);
+    appendAll(result.refused, derivation.refused);
+  }
+}
+
+/** The slices, paused slices and refusals of one check on one system. */
+function derivePair(
+  check: ReconcilableCheck,
+  systemRef: string,
+  system: KnownSystem,
+  { shared, filter, targets }: CheckParts,
+  context: DerivationContext,
+): PairDerivation {
+  const { spec } = check;
+  const result: PairDerivation = { slices: [], paused: [], refused: [] };
+  const unassignable = catalogAssignmentProblem(
+    check,
+    { ref: systemRef, owner: system.owner },
+    context.checksFromCatalog,
+  );
+  for (const environment of system.environments) {
+    if (filter && !filter.has(environment)) {
+      continue;
+    }
+    const checkId = check.id;
+    const id = encodeSliceId({ checkId, systemRef, environment });
+    const invalid = unassignable ?? system.invalid.get(environment);
+    if (invalid) {
+      result.refused.push({
         id,
         checkId,
         systemRef,
         environment,
-        intervalMs: check.intervalMs,
-        timeoutMs: check.timeoutMs,
-        type: spec.type,
-        target,
-        config: part.config,
-        conditions: shared.conditions,
-        thresholds: shared.thresholds,
-        configHash: hash('sha256', `${part.canonical}\n${target}`, 'hex'),
-        ...targets,
+        reason: invalid,
       });
+      continue;
     }
+    if (spec.paused) {
+      result.paused.push({ id, checkId, systemRef, environment, ...targets });
+      continue;
+    }
+    const part = shared.of(environment);
+    const rendered = part.template.render({
+      systemName: system.name,
+      environmentName: environment,
+    });
+    if (!rendered.ok) {
+      result.refused.push({
+        id,
+        checkId,
+        systemRef,
+        environment,
+        reason: rendered.reason,
+      });
+      continue;
+    }
+    const target = rendered.target;
+    result.slices.push({
+      id,
+      checkId,
+      systemRef,
+      environment,
+      intervalMs: check.intervalMs,
+      timeoutMs: check.timeoutMs,
+      type: spec.type,
+      target,
+      config: part.config,
+      conditions: shared.conditions,
+      thresholds: shared.thresholds,
+      configHash: hash('sha256', `${part.canonical}\n${target}`, 'hex'),
+      ...targets,
+    });
+  }
+  if (context.validateSlice) {
+    const valid: DesiredSlice[] = [];
+    for (const slice of result.slices) {
+      const problems = context.validateSlice(slice);
+      if (problems.length === 0) {
+        valid.push(slice);
+      } else {
+        result.refused.push({
+          id: slice.id,
+          checkId: slice.checkId,
+          systemRef: slice.systemRef,
+          environment: slice.environment,
+          reason: problems.map(p => `${p.path}: ${p.reason}`).join('; '),
+        });
+      }
+    }
+    result.slices = valid;
+  }
+  return result;
+}
+
+/** Appends one by one: spread into push(), 120,000 items overflow the stack. */
+function appendAll<T>(target: T[], items: readonly T[]) {
+  for (const item of items) {
+    target.push(item);
   }
 }
 

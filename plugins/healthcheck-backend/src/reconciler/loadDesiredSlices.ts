@@ -22,6 +22,7 @@ import {
   ReconcilableCheck,
   SystemEnvironments,
 } from './desiredSlices';
+import type { DerivationMemo, MemoPass } from './derivationMemo';
 import type { DesiredSliceSettings } from './reconcileSettings';
 import {
   environmentVocabularyOf,
@@ -86,6 +87,8 @@ export type CheckSpecValidator = (
 export interface LoadedDesiredSlices extends DesiredSliceSet {
   environmentProblems: EnvironmentProblem[];
   invalidChecks: InvalidCheck[];
+  /** With a memo: what it gave back, and whether all was as before. */
+  reuse?: MemoPass;
 }
 
 /**
@@ -119,6 +122,12 @@ export async function loadDesiredSlices(options: {
   ) => Array<{ path: string; reason: string }>;
   /** Who may add environments, and how targets render; the safe defaults without. */
   settings?: DesiredSliceSettings;
+  /**
+   * What the last full load derived, given back for checks and systems
+   * that did not change; a full load (no `systemRefs`) renews it. The
+   * caller keeps it with the same validators and settings.
+   */
+  memo?: DerivationMemo;
 }): Promise<LoadedDesiredSlices> {
   const { catalog, credentials, systemRefs } = options;
   const settings = options.settings ?? DEFAULT_SETTINGS;
@@ -146,8 +155,15 @@ export async function loadDesiredSlices(options: {
     filterFor: (writings?: string[]) => EntityFilter,
     fields?: string[],
   ): Promise<{ items: Entity[] }> => {
+    if (!writingsInChunks) {
+      // One request: nothing comes back twice.
+      return await catalog.getEntities(
+        { filter: filterFor(), ...(fields && { fields }) },
+        { credentials },
+      );
+    }
     const byRef = new Map<string, Entity>();
-    for (const writings of writingsInChunks ?? [undefined]) {
+    for (const writings of writingsInChunks) {
       const { items } = await catalog.getEntities(
         { filter: filterFor(writings), ...(fields && { fields }) },
         { credentials },
@@ -192,18 +208,26 @@ export async function loadDesiredSlices(options: {
       options.listStoredChecks(),
     ]);
 
+  // A scoped load reads a few systems: it neither uses nor renews the memo.
+  const memo = systemRefs ? undefined : options.memo;
+  memo?.begin(JSON.stringify(settings));
   const invalidChecks: InvalidCheck[] = [];
   const valid = (
     id: string,
     spec: unknown,
     context: Parameters<CheckSpecValidator>[1],
+    version: string | undefined,
   ) => {
-    const problems = options.validateSpec?.(spec, context) ?? [];
+    const judge = () =>
+      (options.validateSpec?.(spec, context) ?? []).map(
+        p => `${p.path}: ${p.reason}`,
+      );
+    const problems =
+      memo && version !== undefined
+        ? memo.judgement(id, version, judge)
+        : judge();
     if (problems.length > 0) {
-      invalidChecks.push({
-        checkId: id,
-        problems: problems.map(p => `${p.path}: ${p.reason}`),
-      });
+      invalidChecks.push({ checkId: id, problems });
     }
     return problems.length === 0;
   };
@@ -211,7 +235,11 @@ export async function loadDesiredSlices(options: {
     ...checkEntities.items.filter(isHealthCheckEntity).flatMap(entity => {
       const id = stringifyEntityRef(entity);
       const defaultNamespace = entity.metadata.namespace ?? 'default';
-      if (!valid(id, entity.spec, { defaultNamespace, source: 'catalog' })) {
+      // The catalog gives every entity an etag, new whenever it changes.
+      const version = entity.metadata.etag;
+      if (
+        !valid(id, entity.spec, { defaultNamespace, source: 'catalog' }, version)
+      ) {
         return [];
       }
       const spec = entity.spec as unknown as HealthCheckSpec;
@@ -229,15 +257,19 @@ export async function loadDesiredSlices(options: {
           spec,
           ...resolveCheckTiming(spec),
           owner: ownerRef(entity),
+          version,
         },
       ];
     }),
     ...stored.flatMap(check => {
+      const version = memo ? JSON.stringify(check.spec) : undefined;
       if (
-        !valid(check.id, check.spec, {
-          defaultNamespace: 'default',
-          source: 'api',
-        })
+        !valid(
+          check.id,
+          check.spec,
+          { defaultNamespace: 'default', source: 'api' },
+          version,
+        )
       ) {
         return [];
       }
@@ -248,6 +280,7 @@ export async function loadDesiredSlices(options: {
           source: { kind: 'api' as const },
           spec,
           ...resolveCheckTiming(spec),
+          version,
         },
       ];
     }),
@@ -284,7 +317,10 @@ export async function loadDesiredSlices(options: {
     systems: systemEnvironments,
     targets: { allowPlaceholderHosts: settings.allowPlaceholderHosts },
     checksFromCatalog: settings.checksFromCatalog,
+    validateSlice: options.validateSlice,
+    memo,
   });
+  const reuse = memo?.end();
   if (systemRefs) {
     // Out of scope is not unknown: the other systems were not read.
     const inScope = new Set(systemRefs.map(ref => ref.toLowerCase()));
@@ -292,24 +328,12 @@ export async function loadDesiredSlices(options: {
       inScope.has(u.systemRef.toLowerCase()),
     );
   }
-  if (options.validateSlice) {
-    // Refused with the slices desiredSlices could not render: one list,
-    // reported per system.
-    derived.slices = derived.slices.filter(slice => {
-      const problems = options.validateSlice!(slice);
-      if (problems.length > 0) {
-        derived.refused.push({
-          id: slice.id,
-          checkId: slice.checkId,
-          systemRef: slice.systemRef,
-          environment: slice.environment,
-          reason: problems.map(p => `${p.path}: ${p.reason}`).join('; '),
-        });
-      }
-      return problems.length === 0;
-    });
-  }
-  return { ...derived, environmentProblems, invalidChecks };
+  return {
+    ...derived,
+    environmentProblems,
+    invalidChecks,
+    ...(reuse && { reuse }),
+  };
 }
 
 /** `system:ns/name`, `ns/name` and `name`: how an entity may name a system. */

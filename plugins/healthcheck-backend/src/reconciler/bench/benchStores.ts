@@ -78,6 +78,10 @@ class DelegatingSliceStore implements SliceStore {
     return this.inner.applyChanges(changes);
   }
 
+  readRevision(): Promise<number> {
+    return this.inner.readRevision();
+  }
+
   readRunning(): Promise<{ revision: number; slices: DesiredSlice[] }> {
     return this.inner.readRunning();
   }
