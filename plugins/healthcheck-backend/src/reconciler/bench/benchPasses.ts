@@ -7,6 +7,13 @@ import type { AuthService, LoggerService } from '@backstage/backend-plugin-api';
 import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
 import { createReconcileLock } from '../ReconcileLock';
 import { Reconciler, type ReconcileOutcome } from '../Reconciler';
+import {
+  builtinProbeTypeDeclarations,
+  ProbeSecrets,
+  probeTypeLookup,
+  validateHealthCheckSpec,
+} from '@vigil/plugin-healthcheck-node';
+import { sliceSecretProblems } from '../sliceSecretProblems';
 import type { IndexedCatalog } from './benchCatalog';
 import type { BenchDatabase } from './benchDatabases';
 import {
@@ -15,6 +22,9 @@ import {
   TimedLock,
   TimedSliceStore,
 } from './benchStores';
+
+const probeTypes = probeTypeLookup(builtinProbeTypeDeclarations());
+const secrets = new ProbeSecrets({});
 
 /** The times of one step over runs, and of each of its phases. */
 export interface PassTimes {
@@ -76,6 +86,15 @@ export function instrumentedReconciler(
     auth: benchAuth,
     logger: silentLogger,
     listStoredChecks: async () => [],
+    // The judgements the plugin wires in, on a default configuration: they
+    // are part of what a pass costs.
+    validateSpec: (spec, context) =>
+      validateHealthCheckSpec(spec, {
+        probeTypes,
+        secrets,
+        ...context,
+      }),
+    validateSlice: slice => sliceSecretProblems(secrets, slice),
     slices: new TimedSliceStore(
       options.naive ? new NaiveSliceStore(real, db.knex) : real,
       timeline,
@@ -90,13 +109,17 @@ export function instrumentedReconciler(
     const readsBefore = catalog.readMs;
     const { result, ms } = await timed(() => run(reconciler));
     const catalogMs = catalog.readMs - readsBefore;
-    const load = timeline.between('passStart', 'listStart');
+    // A pass with nothing to compare lists, plans and writes nothing.
+    const listed = timeline.marks.has('listStart');
+    const load = timeline.between('passStart', listed ? 'listStart' : 'passEnd');
+    const between = (from: string, to: string) =>
+      listed ? timeline.between(from, to) : 0;
     const phases: Array<[string, number]> = [
       ['catalog', catalogMs],
       ['derive', load - catalogMs],
-      ['list', timeline.between('listStart', 'listEnd')],
-      ['plan', timeline.between('listEnd', 'applyStart')],
-      ['write', timeline.between('applyStart', 'applyEnd')],
+      ['list', between('listStart', 'listEnd')],
+      ['plan', between('listEnd', 'applyStart')],
+      ['write', between('applyStart', 'applyEnd')],
     ];
     phases.push([
       'lock+rest',
