@@ -1,4 +1,8 @@
-import { judgeGrowth, renderGrowthTable, type GrowthRow } from './costGrowthTable';
+import {
+  judgeGrowth,
+  renderGrowthTable,
+  type GrowthRow,
+} from './costGrowthTable';
 
 const SIZES = [10_000, 50_000, 200_000];
 
@@ -57,9 +61,7 @@ describe('judgeGrowth', () => {
         SIZES,
       ).met,
     ).toBe(false);
-    expect(
-      judgeGrowth(row([[10_000, [0.15]]], target), SIZES).met,
-    ).toBe(true);
+    expect(judgeGrowth(row([[10_000, [0.15]]], target), SIZES).met).toBe(true);
   });
 
   it('judges nothing it has no figures for', () => {

@@ -89,7 +89,9 @@ describe('DatabaseSliceStore', () => {
       const read = await store.readRunning();
       expect(read.revision).toBe(7);
       expect(read.slices).toHaveLength(count);
-      expect(read.slices[count - 1]).toEqual({ id: `slice-${1_000_000 + count}` });
+      expect(read.slices[count - 1]).toEqual({
+        id: `slice-${1_000_000 + count}`,
+      });
     },
   );
 

@@ -198,9 +198,10 @@ describe('Reconciler', () => {
         cancelled: 0,
         changedSystems: ['system:default/payments'],
       });
-      expect(validateSlice.mock.calls.map(([slice]) => slice.checkId)).toEqual(
-        [PAYMENTS_CHECK, PAYMENTS_CHECK],
-      );
+      expect(validateSlice.mock.calls.map(([slice]) => slice.checkId)).toEqual([
+        PAYMENTS_CHECK,
+        PAYMENTS_CHECK,
+      ]);
       expect(listed).toHaveBeenCalledTimes(1);
     },
   );

@@ -73,11 +73,7 @@ export class DerivationMemo {
   }
 
   /** The check's problems as judged at this version, or `judge`'s. */
-  judgement(
-    checkId: string,
-    version: string,
-    judge: () => string[],
-  ): string[] {
+  judgement(checkId: string, version: string, judge: () => string[]): string[] {
     const entry = this.#entryOf(checkId, version);
     entry.problems ??= entry.keptProblems ?? judge();
     return entry.problems;

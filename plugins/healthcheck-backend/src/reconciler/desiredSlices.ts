@@ -219,9 +219,7 @@ export function desiredSlices(options: {
         invalid,
         owner: system.owner,
         // The invalid ones follow from the environments.
-        key: [ref, system.name, system.owner ?? '', ...environments].join(
-          '\n',
-        ),
+        key: [ref, system.name, system.owner ?? '', ...environments].join('\n'),
       });
     }
   }

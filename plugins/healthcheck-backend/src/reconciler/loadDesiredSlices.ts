@@ -238,7 +238,12 @@ export async function loadDesiredSlices(options: {
       // The catalog gives every entity an etag, new whenever it changes.
       const version = entity.metadata.etag;
       if (
-        !valid(id, entity.spec, { defaultNamespace, source: 'catalog' }, version)
+        !valid(
+          id,
+          entity.spec,
+          { defaultNamespace, source: 'catalog' },
+          version,
+        )
       ) {
         return [];
       }

@@ -111,7 +111,10 @@ export function instrumentedReconciler(
     const catalogMs = catalog.readMs - readsBefore;
     // A pass with nothing to compare lists, plans and writes nothing.
     const listed = timeline.marks.has('listStart');
-    const load = timeline.between('passStart', listed ? 'listStart' : 'passEnd');
+    const load = timeline.between(
+      'passStart',
+      listed ? 'listStart' : 'passEnd',
+    );
     const between = (from: string, to: string) =>
       listed ? timeline.between(from, to) : 0;
     const phases: Array<[string, number]> = [
@@ -144,4 +147,3 @@ export async function countSlices(
     .count({ count: '*' });
   return Number(count);
 }
-

@@ -279,6 +279,8 @@ function median(values: readonly number[]): number {
 interface StepFigures {
   full: PassTimes;
   noop: PassTimes;
+  /** A no-op pass of an instance that has not passed before. */
+  noopFresh: PassTimes;
   scoped: PassTimes;
   /** A loader's first read (every instance's start, and every 10 min). */
   loaderFull: number[];
@@ -286,6 +288,8 @@ interface StepFigures {
   loaderIncremental: number[];
   /** Memory a loader's full read holds in a real scheduler, per slice. */
   bytesPerSlice: number[];
+  /** Memory the reconciler holds between passes, per slice. */
+  memoBytesPerSlice: number[];
 }
 
 /**
@@ -301,19 +305,23 @@ async function measureSteps(
   runs: number,
 ): Promise<StepFigures> {
   const expected = systems * 3 * 2;
-  const pass = instrumentedReconciler(db, catalog);
   const store = new DatabaseSliceStore(db.knex);
   const figures: StepFigures = {
     full: { ms: [] },
     noop: { ms: [] },
+    noopFresh: { ms: [] },
     scoped: { ms: [] },
     loaderFull: [],
     loaderIncremental: [],
     bytesPerSlice: [],
+    memoBytesPerSlice: [],
   };
 
   for (let run = 0; run < runs; run++) {
     await resetSlices(db.knex);
+    // A new instance each run, as after a start: it has derived nothing.
+    const memoryBefore = memoryInUse();
+    const pass = instrumentedReconciler(db, catalog);
     const fromEmpty = await pass(r => r.reconcileAll(), figures.full);
     check(
       fromEmpty.ran && fromEmpty.scheduled === expected,
@@ -337,6 +345,16 @@ async function measureSteps(
       `${db.name} run ${run}: no-op pass changed something: ${JSON.stringify(
         again,
       )}`,
+    );
+    // What the instance keeps between passes: what it derived.
+    figures.memoBytesPerSlice.push((memoryInUse() - memoryBefore) / expected);
+    const fresh = await instrumentedReconciler(db, catalog)(
+      r => r.reconcileAll(),
+      figures.noopFresh,
+    );
+    check(
+      fresh.scheduled + fresh.rescheduled + fresh.cancelled === 0,
+      `${db.name} run ${run}: a fresh instance's pass changed something`,
     );
 
     await settle(db);
@@ -385,7 +403,9 @@ async function measureSteps(
         next.result.length === 1 &&
           next.result[0].type === 'upsert' &&
           next.result[0].slices.length === 3,
-        `${db.name} run ${run}: the loader's next read is not the 3 edited slices: ${JSON.stringify(
+        `${
+          db.name
+        } run ${run}: the loader's next read is not the 3 edited slices: ${JSON.stringify(
           next.result.map(change => change.type),
         )}`,
       );
@@ -395,6 +415,13 @@ async function measureSteps(
     }
   }
   return figures;
+}
+
+/** Heap and buffers in use after a full collection. */
+function memoryInUse(): number {
+  collectGarbage();
+  const memory = process.memoryUsage();
+  return memory.heapUsed + memory.arrayBuffers;
 }
 
 /**
@@ -417,12 +444,7 @@ async function memoryPerSlice(
   store: DatabaseSliceStore,
   expected: number,
 ): Promise<number> {
-  const inUse = () => {
-    collectGarbage();
-    const memory = process.memoryUsage();
-    return memory.heapUsed + memory.arrayBuffers;
-  };
-  const before = inUse();
+  const before = memoryInUse();
   const scheduler = SliceScheduler.create<DesiredSlice>({
     logger: silentLogger,
     executor: () => {},
@@ -436,7 +458,7 @@ async function memoryPerSlice(
     while (scheduler.stats().liveSlices < expected) {
       await nextTurn();
     }
-    return (inUse() - before) / expected;
+    return (memoryInUse() - before) / expected;
   } finally {
     await scheduler.stop({ awaitInFlightMs: 0 });
   }
@@ -684,7 +706,9 @@ async function benchOneSize(options: Options) {
   const expected = options.systems * 3 * 2;
   console.log(
     `\nReconciler bench: ${options.systems} systems x 3 environments x 2 checks = ${expected} slices; ` +
-      `median of ${options.runs} runs (naive: ${options.naiveRuns}); ${machine()}`,
+      `median of ${options.runs} runs (naive: ${
+        options.naiveRuns
+      }); ${machine()}`,
   );
   console.log(
     `${notes.join(
@@ -761,8 +785,30 @@ async function benchGrowth(options: Options, sizes: number[]) {
         console.error(`  ${slices} slices on ${db.name}, ${options.runs} runs`);
         const steps = await measureSteps(db, catalog, systems, options.runs);
         const perSlice = (ms: number[]) => ms.map(v => (v * 1_000) / slices);
-        put('full reconcile from empty, per slice', db.name, 'µs', growth, size, perSlice(steps.full.ms));
-        put('no-op full reconcile, per slice', db.name, 'µs', growth, size, perSlice(steps.noop.ms));
+        put(
+          'full reconcile from empty, per slice',
+          db.name,
+          'µs',
+          growth,
+          size,
+          perSlice(steps.full.ms),
+        );
+        put(
+          'no-op full reconcile, per slice',
+          db.name,
+          'µs',
+          growth,
+          size,
+          perSlice(steps.noop.ms),
+        );
+        put(
+          'no-op full reconcile of a fresh instance, per slice',
+          db.name,
+          'µs',
+          growth,
+          size,
+          perSlice(steps.noopFresh.ms),
+        );
         put(
           'no-op / full reconcile from empty',
           db.name,
@@ -771,10 +817,46 @@ async function benchGrowth(options: Options, sizes: number[]) {
           size,
           steps.noop.ms.map((ms, run) => ms / steps.full.ms[run]),
         );
-        put('scoped reconcile, one edit (flat)', db.name, 'ms', growth, size, steps.scoped.ms);
-        put("loader's full read, per slice", db.name, 'µs', growth, size, perSlice(steps.loaderFull));
-        put("loader's read of one edit (flat)", db.name, 'ms', growth, size, steps.loaderIncremental);
-        put('loader + scheduler: memory held per slice', db.name, 'B', growth, size, steps.bytesPerSlice);
+        put(
+          'scoped reconcile, one edit (flat)',
+          db.name,
+          'ms',
+          growth,
+          size,
+          steps.scoped.ms,
+        );
+        put(
+          "loader's full read, per slice",
+          db.name,
+          'µs',
+          growth,
+          size,
+          perSlice(steps.loaderFull),
+        );
+        put(
+          "loader's read of one edit (flat)",
+          db.name,
+          'ms',
+          growth,
+          size,
+          steps.loaderIncremental,
+        );
+        put(
+          'reconciler: memory held between passes, per slice',
+          db.name,
+          'B',
+          growth,
+          size,
+          steps.memoBytesPerSlice,
+        );
+        put(
+          'loader + scheduler: memory held per slice',
+          db.name,
+          'B',
+          growth,
+          size,
+          steps.bytesPerSlice,
+        );
         for (const [step, times] of [
           ['full', steps.full],
           ['no-op', steps.noop],
@@ -796,7 +878,9 @@ async function benchGrowth(options: Options, sizes: number[]) {
   console.log(
     `\nCost growth: ${sizes
       .map(sizeLabel)
-      .join(', ')} slices (synthetic catalog, 3 environments x 2 checks a system); median of ${
+      .join(
+        ', ',
+      )} slices (synthetic catalog, 3 environments x 2 checks a system); median of ${
       options.runs
     } runs; ${machine()}`,
   );

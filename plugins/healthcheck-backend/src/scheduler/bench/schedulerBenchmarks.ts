@@ -74,7 +74,11 @@ function parseConfig(args: string[]): BenchConfig {
     },
   });
   const quick = values.quick;
-  const number = (flag: string, value: string | undefined, fallback: number) => {
+  const number = (
+    flag: string,
+    value: string | undefined,
+    fallback: number,
+  ) => {
     const parsed = value === undefined ? fallback : Number(value);
     if (!Number.isFinite(parsed) || parsed < 0) {
       throw new Error(`--${flag} wants a number >= 0, not ${value}`);
@@ -316,7 +320,6 @@ function startTimeoutChains(
   return { stop: () => timers.forEach(timer => clearTimeout(timer)) };
 }
 
-
 async function startVariant(
   variant: Variant,
   fleet: BenchSlice[],
@@ -508,7 +511,11 @@ export function growthRows(results: Map<number, Figures[]>): GrowthRow[] {
     target: { kind: 'growth' },
   });
   return [
-    rowOf('scheduler: resident memory per slice (RSS)', 'B/slice', 'rssPerSlice'),
+    rowOf(
+      'scheduler: resident memory per slice (RSS)',
+      'B/slice',
+      'rssPerSlice',
+    ),
     rowOf('scheduler: heap + buffers per slice', 'B/slice', 'heapPerSlice'),
     rowOf('scheduler: CPU per fired probe', 'µs/fire', 'cpuPerFireUs'),
   ];
@@ -516,7 +523,10 @@ export function growthRows(results: Map<number, Figures[]>): GrowthRow[] {
 
 /** Runs `growthOnce` in a fresh process per size and run. */
 export function growthSection(
-  config: Pick<BenchConfig, 'growthSizes' | 'runs' | 'growthRate' | 'growthSeconds' | 'coalesceWindowMs'>,
+  config: Pick<
+    BenchConfig,
+    'growthSizes' | 'runs' | 'growthRate' | 'growthSeconds' | 'coalesceWindowMs'
+  >,
 ): Map<number, Figures[]> {
   const results = new Map<number, Figures[]>();
   const script = fileURLToPath(new URL('./benchScheduler.ts', import.meta.url));
@@ -542,11 +552,13 @@ export function growthSection(
       const figures = JSON.parse(output) as Figures;
       results.set(size, [...(results.get(size) ?? []), figures]);
       console.error(
-        `  growth run ${run + 1}/${config.runs} ${size} slices: ${figures.cpuPerFireUs.toFixed(
+        `  growth run ${run + 1}/${
+          config.runs
+        } ${size} slices: ${figures.cpuPerFireUs.toFixed(
           1,
-        )} us CPU/fire at ${figures.firesPerS.toFixed(0)} fires/s, ${figures.rssPerSlice.toFixed(
+        )} us CPU/fire at ${figures.firesPerS.toFixed(
           0,
-        )} B RSS/slice`,
+        )} fires/s, ${figures.rssPerSlice.toFixed(0)} B RSS/slice`,
       );
     }
   }
@@ -816,7 +828,9 @@ export async function main(args: string[]): Promise<void> {
     console.error(
       `growth: ${config.growthSizes.join(', ')} slices at ${
         config.growthRate
-      } fires/s, ${config.growthSeconds} s x ${config.runs} runs, a process each`,
+      } fires/s, ${config.growthSeconds} s x ${
+        config.runs
+      } runs, a process each`,
     );
     const growth = growthRows(growthSection(config));
     if (config.json) {
