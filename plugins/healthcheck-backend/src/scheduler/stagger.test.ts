@@ -253,6 +253,20 @@ describe('nextTick', () => {
     expect(missedTicks(1_003_000, 10_000, 3_000, 1_023_000)).toBe(1);
   });
 
+  it('follows a first probe half an interval before the grid with that grid tick, however few ms late it ran', () => {
+    // interval 8 s, window 4 s: the first probe may sit 4 s before the grid
+    const first = 1_004_000;
+    const grid = 1_008_000;
+    for (const lateMs of [0, 1, 40, 800]) {
+      expect(nextTick(first, 8_000, 0, first + lateMs)).toBe(grid);
+    }
+    // Later than timers make it: half an interval after the run.
+    expect(nextTick(first, 8_000, 0, first + 801)).toBe(grid + 8_000);
+    // A second at most, however long the interval.
+    expect(nextTick(1_050_000, 60_000, 0, 1_051_000)).toBe(1_080_000);
+    expect(nextTick(1_050_000, 60_000, 0, 1_051_001)).toBe(1_140_000);
+  });
+
   it('is strictly after now when now sits exactly on a grid point', () => {
     expect(nextTick(1_003_000, 10_000, 3_000, 1_013_000)).toBe(1_023_000);
     expect(missedTicks(1_003_000, 10_000, 3_000, 1_023_000)).toBe(1);

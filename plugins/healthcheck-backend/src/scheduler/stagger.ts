@@ -181,6 +181,11 @@ export function firstDueAt(
  * less than half an interval apart. The same rule keeps an off-grid first
  * probe from being followed by a grid tick moments later.
  *
+ * A run late by no more than timers and coalescing make it (a tenth of the
+ * interval, at most a second) counts as on time: a first probe placed
+ * exactly half an interval before a grid point is followed by that grid
+ * tick, not by the next one, whatever milliseconds it ran late.
+ *
  * @internal
  */
 export function nextTick(
@@ -189,7 +194,8 @@ export function nextTick(
   offsetMs: number,
   now: number,
 ): number {
-  const ranAt = Math.max(scheduledAt, now);
+  const onTimeMs = Math.min(1_000, Math.floor(intervalMs / 10));
+  const ranAt = now - scheduledAt <= onTimeMs ? scheduledAt : now;
   return gridPointAtOrAfter(
     ranAt + Math.ceil(intervalMs / 2),
     intervalMs,
