@@ -296,9 +296,11 @@ export class Reconciler {
   }
 
   async #fullPass(): Promise<ReconcileOutcome> {
-    const loaded = await this.#load(undefined);
+    // Until this pass has written, the stored slices are not known to be
+    // what the memo last derived.
     const convergedAt = this.#convergedAt;
     this.#convergedAt = undefined;
+    const loaded = await this.#load(undefined);
     if (
       loaded.reuse?.unchanged &&
       convergedAt !== undefined &&

@@ -87,7 +87,7 @@ describe('DerivationMemo', () => {
     expect(memo.end()).toEqual({ reused: 0, derived: 2, unchanged: false });
   });
 
-  it('judges a check once per version, and keeps a pass that failed from counting', () => {
+  it('judges a check once per version', () => {
     const memo = new DerivationMemo();
     const judge = jest.fn(() => ['spec.timeout: too long']);
     memo.begin('settings');
@@ -96,15 +96,34 @@ describe('DerivationMemo', () => {
     ]);
     memo.end();
 
-    // A pass that throws before its end leaves the memo as the last one.
     memo.begin('settings');
+    memo.judgement('check-a', 'etag-1', judge);
+    expect(judge).toHaveBeenCalledTimes(1);
     memo.judgement('check-a', 'etag-2', judge);
-
-    memo.begin('settings');
-    expect(memo.judgement('check-a', 'etag-1', judge)).toEqual([
-      'spec.timeout: too long',
-    ]);
     expect(judge).toHaveBeenCalledTimes(2);
     memo.end();
+  });
+
+  it('calls no pass unchanged after one that stopped half way, though it reuses what that one derived', () => {
+    const memo = new DerivationMemo();
+    memo.begin('settings');
+    memo.pair('check-a', 'etag-1', 'system-1', () => derivation('1'));
+    memo.end();
+
+    // Throws before its end: its slices were never written.
+    memo.begin('settings');
+    memo.pair('check-a', 'etag-2', 'system-1', () => derivation('2'));
+
+    memo.begin('settings');
+    const derive = jest.fn(() => derivation('2 again'));
+    expect(
+      memo.pair('check-a', 'etag-2', 'system-1', derive).refused[0].id,
+    ).toBe('2');
+    expect(derive).not.toHaveBeenCalled();
+    expect(memo.end()).toEqual({ reused: 1, derived: 0, unchanged: false });
+
+    memo.begin('settings');
+    memo.pair('check-a', 'etag-2', 'system-1', derive);
+    expect(memo.end()).toEqual({ reused: 1, derived: 0, unchanged: true });
   });
 });

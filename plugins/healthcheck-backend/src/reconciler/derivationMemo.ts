@@ -19,28 +19,35 @@ export interface PairDerivation {
  * again: at 60,000 slices, deriving took most of a no-op pass.
  *
  * A pass keeps only what it used, so the memo never holds more than one
- * catalog's pairs. Under another context (the settings, the Environment
- * entities) nothing is reused. A pass that fails before `end` leaves the
- * last finished pass's memo as it was.
+ * catalog's pairs. Under another context (the settings) nothing is reused.
+ * A pass that fails before `end` may leave some of its own derivations for
+ * the next, which then is not `unchanged`.
  * @internal
  */
 export class DerivationMemo {
   #context: string | undefined;
-  #before = new Map<string, CheckEntry>();
-  #now = new Map<string, CheckEntry>();
+  readonly #checks = new Map<string, CheckEntry>();
+  /** The pass under way, or the last one; entries carry the pass that used them. */
+  #pass = 0;
+  #open = false;
   #reused = 0;
   #derived = 0;
-  /** Pairs the last finished pass derived or reused. */
-  #pairsBefore = 0;
+  /** Pairs the last finished pass used; NaN when a pass after it did not finish. */
+  #pairsBefore = Number.NaN;
 
   /** Starts a pass in `context`: what shapes every pair besides its own parts. */
   begin(context: string): void {
     if (context !== this.#context) {
-      this.#before = new Map();
-      this.#pairsBefore = 0;
+      this.#checks.clear();
       this.#context = context;
+      this.#pairsBefore = Number.NaN;
     }
-    this.#now = new Map();
+    if (this.#open) {
+      // The last pass stopped half way: what it kept is not a pass's whole.
+      this.#pairsBefore = Number.NaN;
+    }
+    this.#open = true;
+    this.#pass += 1;
     this.#reused = 0;
     this.#derived = 0;
   }
@@ -61,21 +68,24 @@ export class DerivationMemo {
       return derive();
     }
     const entry = this.#entryOf(checkId, version);
-    let derivation = entry.pairs.get(systemKey) ?? entry.kept?.get(systemKey);
-    if (derivation) {
-      this.#reused += 1;
-    } else {
-      derivation = derive();
-      this.#derived += 1;
+    const kept = entry.pairs.get(systemKey);
+    if (kept) {
+      if (kept.pass !== this.#pass) {
+        kept.pass = this.#pass;
+        this.#reused += 1;
+      }
+      return kept.derivation;
     }
-    entry.pairs.set(systemKey, derivation);
+    const derivation = derive();
+    this.#derived += 1;
+    entry.pairs.set(systemKey, { derivation, pass: this.#pass });
     return derivation;
   }
 
   /** The check's problems as judged at this version, or `judge`'s. */
   judgement(checkId: string, version: string, judge: () => string[]): string[] {
     const entry = this.#entryOf(checkId, version);
-    entry.problems ??= entry.keptProblems ?? judge();
+    entry.problems ??= judge();
     return entry.problems;
   }
 
@@ -85,38 +95,38 @@ export class DerivationMemo {
    * its slices are those of that pass, the very objects.
    */
   end(): MemoPass {
-    for (const entry of this.#now.values()) {
-      entry.kept = undefined;
-      entry.keptProblems = undefined;
+    for (const [checkId, entry] of this.#checks) {
+      if (entry.pass !== this.#pass) {
+        this.#checks.delete(checkId);
+        continue;
+      }
+      for (const [systemKey, kept] of entry.pairs) {
+        if (kept.pass !== this.#pass) {
+          entry.pairs.delete(systemKey);
+        }
+      }
     }
     const unchanged =
       this.#derived === 0 &&
       this.#reused === this.#pairsBefore &&
-      this.#before.size > 0;
-    this.#before = this.#now;
-    this.#now = new Map();
+      this.#reused > 0;
+    this.#open = false;
     this.#pairsBefore = this.#reused + this.#derived;
     return { reused: this.#reused, derived: this.#derived, unchanged };
   }
 
   /** Checks kept for the next pass. */
   get size(): number {
-    return this.#before.size;
+    return this.#checks.size;
   }
 
   #entryOf(checkId: string, version: string): CheckEntry {
-    let entry = this.#now.get(checkId);
+    let entry = this.#checks.get(checkId);
     if (entry?.version !== version) {
-      const before = this.#before.get(checkId);
-      const same = before?.version === version;
-      entry = {
-        version,
-        pairs: new Map(),
-        kept: same ? before.pairs : undefined,
-        keptProblems: same ? before.problems : undefined,
-      };
-      this.#now.set(checkId, entry);
+      entry = { version, pairs: new Map(), pass: this.#pass };
+      this.#checks.set(checkId, entry);
     }
+    entry.pass = this.#pass;
     return entry;
   }
 }
@@ -136,10 +146,8 @@ export interface MemoPass {
 /** A check at one version: its pairs by system key, and its judgement. */
 interface CheckEntry {
   version: string;
-  /** This pass's pairs. */
-  pairs: Map<string, PairDerivation>;
+  pairs: Map<string, { derivation: PairDerivation; pass: number }>;
   problems?: string[];
-  /** The last pass's, while this one runs. */
-  kept?: ReadonlyMap<string, PairDerivation>;
-  keptProblems?: string[];
+  /** The last pass that used it. */
+  pass: number;
 }
