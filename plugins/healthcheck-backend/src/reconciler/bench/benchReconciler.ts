@@ -275,6 +275,8 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+type Pass = ReturnType<typeof instrumentedReconciler>;
+
 /** What the steps of one database measured, a figure per run. */
 interface StepFigures {
   full: PassTimes;
@@ -320,8 +322,7 @@ async function measureSteps(
   for (let run = 0; run < runs; run++) {
     await resetSlices(db.knex);
     // A new instance each run, as after a start: it has derived nothing.
-    const memoryBefore = memoryInUse();
-    const pass = instrumentedReconciler(db, catalog);
+    let pass: Pass | undefined = instrumentedReconciler(db, catalog);
     const fromEmpty = await pass(r => r.reconcileAll(), figures.full);
     check(
       fromEmpty.ran && fromEmpty.scheduled === expected,
@@ -346,8 +347,12 @@ async function measureSteps(
         again,
       )}`,
     );
-    // What the instance keeps between passes: what it derived.
-    figures.memoBytesPerSlice.push((memoryInUse() - memoryBefore) / expected);
+    // What the instance keeps between passes (what it derived): the
+    // memory in use with it, and without it.
+    const withReconciler = memoryInUse();
+    pass = undefined;
+    figures.memoBytesPerSlice.push((withReconciler - memoryInUse()) / expected);
+    pass = instrumentedReconciler(db, catalog);
     const fresh = await instrumentedReconciler(db, catalog)(
       r => r.reconcileAll(),
       figures.noopFresh,
