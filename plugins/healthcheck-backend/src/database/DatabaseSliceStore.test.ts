@@ -98,7 +98,7 @@ describe('DatabaseSliceStore', () => {
   it.each(databases.eachSupportedId())(
     'reads a page at a time and returns each slice once, paused and removed ones where they belong, on %p',
     async databaseId => {
-      const { store } = await storeOn(databaseId, 3);
+      const { store, knex } = await storeOn(databaseId, 3);
       const slices = Array.from({ length: 10 }, (_, i) => sliceOf(i));
       const first = await store.applyChanges({
         write: slices.map(running),
@@ -153,6 +153,24 @@ describe('DatabaseSliceStore', () => {
       expect(
         sinceStart.upserted.find(s => s.id === changed.id)?.intervalMs,
       ).toBe(60_000);
+
+      // A few changes, as a loader reads them every minute: the revision
+      // and one statement.
+      const third = await store.applyChanges({
+        write: [running({ ...slices[5], timeoutMs: 9_000 })],
+        remove: [],
+      });
+      const statements: string[] = [];
+      const count = (query: { sql: string }) => statements.push(query.sql);
+      knex.on('query', count);
+      const few = await store.readChangesSince(second.revision);
+      knex.off('query', count);
+      expect(few).toEqual({
+        revision: third.revision,
+        upserted: [{ ...slices[5], timeoutMs: 9_000 }],
+        stopped: [],
+      });
+      expect(statements).toHaveLength(2);
 
       const some = await store.listSliceHeaders({
         systemRefs: [slices[1].systemRef.toUpperCase(), slices[2].systemRef],
