@@ -364,14 +364,19 @@ async function measureSteps(
 
     await settle(db);
     const loader = createStoredSliceLoader({ slices: store });
-    const first = await timed(() => loader.loadChanges());
+    let first: Awaited<ReturnType<typeof loader.loadChanges>> | undefined;
+    const { ms: firstMs } = await timed(async () => {
+      first = await loader.loadChanges();
+    });
     check(
-      first.result.length === 1 &&
-        first.result[0].type === 'replace' &&
-        first.result[0].slices.length === expected,
+      first?.length === 1 &&
+        first[0].type === 'replace' &&
+        first[0].slices.length === expected,
       `${db.name} run ${run}: the loader's first read is not all ${expected} slices`,
     );
-    figures.loaderFull.push(first.ms);
+    // Not kept through the steps after it: they are timed on their own.
+    first = undefined;
+    figures.loaderFull.push(firstMs);
     figures.bytesPerSlice.push(await memoryPerSlice(store, expected));
 
     await settle(db);
@@ -420,6 +425,33 @@ async function measureSteps(
     }
   }
   return figures;
+}
+
+/** The figures of two sets of runs as one. */
+function joinSteps(
+  before: StepFigures | undefined,
+  more: StepFigures,
+): StepFigures {
+  if (!before) {
+    return more;
+  }
+  const times = (a: PassTimes, b: PassTimes): PassTimes => {
+    const phases = new Map(a.phases);
+    for (const [name, values] of b.phases ?? []) {
+      phases.set(name, [...(phases.get(name) ?? []), ...values]);
+    }
+    return { ms: [...a.ms, ...b.ms], phases };
+  };
+  return {
+    full: times(before.full, more.full),
+    noop: times(before.noop, more.noop),
+    noopFresh: times(before.noopFresh, more.noopFresh),
+    scoped: times(before.scoped, more.scoped),
+    loaderFull: [...before.loaderFull, ...more.loaderFull],
+    loaderIncremental: [...before.loaderIncremental, ...more.loaderIncremental],
+    bytesPerSlice: [...before.bytesPerSlice, ...more.bytesPerSlice],
+    memoBytesPerSlice: [...before.memoBytesPerSlice, ...more.memoBytesPerSlice],
+  };
 }
 
 /** Heap and buffers in use after a full collection. */
@@ -778,17 +810,33 @@ async function benchGrowth(options: Options, sizes: number[]) {
     for (const db of databases) {
       await measureSteps(db, warmCatalog, warmUp, 1);
     }
+    // Run by run, every size in each: a machine that gets busier or
+    // quieter meanwhile weighs on all sizes alike.
+    const measured = new Map<string, StepFigures>();
+    for (let run = 0; run < options.runs; run++) {
+      for (const size of sizes) {
+        // 3 environments x 2 checks a system.
+        const systems = Math.ceil(size / 6);
+        const catalog = new IndexedCatalog([
+          ...syntheticCatalog(systems),
+          ...syntheticChecks(systems),
+        ]);
+        for (const db of databases) {
+          console.error(
+            `  run ${run + 1}/${options.runs}: ${systems * 6} slices on ${
+              db.name
+            }`,
+          );
+          const steps = await measureSteps(db, catalog, systems, 1);
+          const key = `${db.name}\n${size}`;
+          measured.set(key, joinSteps(measured.get(key), steps));
+        }
+      }
+    }
     for (const size of sizes) {
-      // 3 environments x 2 checks a system.
-      const systems = Math.ceil(size / 6);
-      const slices = systems * 6;
-      const catalog = new IndexedCatalog([
-        ...syntheticCatalog(systems),
-        ...syntheticChecks(systems),
-      ]);
+      const slices = Math.ceil(size / 6) * 6;
       for (const db of databases) {
-        console.error(`  ${slices} slices on ${db.name}, ${options.runs} runs`);
-        const steps = await measureSteps(db, catalog, systems, options.runs);
+        const steps = measured.get(`${db.name}\n${size}`)!;
         const perSlice = (ms: number[]) => ms.map(v => (v * 1_000) / slices);
         put(
           'full reconcile from empty, per slice',
