@@ -275,6 +275,36 @@ function test() {
         yarn(['build:api-reports', '--ci'], { env }) ||
         yarn(['build:knip-reports', '--ci'], { env }),
     ],
+    [
+      'OpenAPI: the generated routers and clients match each openapi.yaml',
+      () =>
+        // repo-tools' own check: each document is valid and its router.ts
+        // holds it. It imports router.ts, so through Backstage's transform.
+        yarn(
+          ['backstage-repo-tools', 'repo', 'schema', 'openapi', 'validate'],
+          {
+            env: {
+              ...env,
+              NODE_OPTIONS: [
+                env.NODE_OPTIONS,
+                '--require @backstage/cli/config/nodeTransform.cjs',
+              ]
+                .filter(Boolean)
+                .join(' '),
+            },
+          },
+        ) ||
+        // The models, the typed routes and the client besides.
+        yarn(
+          [
+            'workspace',
+            '@vigil/plugin-healthcheck-backend',
+            'generate:openapi',
+            '--check',
+          ],
+          { env },
+        ),
+    ],
     ['lint', () => yarn(['backstage-cli', 'repo', 'lint'], { env })],
     ['formatting', () => yarn(['prettier', '--check', '.'], { env })],
     [

@@ -1,8 +1,8 @@
-import { createValidatedOpenApiRouter } from '@backstage/backend-openapi-utils';
+import { createValidatedOpenApiRouterFromGeneratedEndpointMap } from '@backstage/backend-openapi-utils';
 import { isError, ServiceUnavailableError } from '@backstage/errors';
 import express from 'express';
 import Router from 'express-promise-router';
-import { spec } from '../schema/openapi';
+import { EndpointMap, spec } from '../schema/openapi';
 import { jsonBody } from './jsonBody';
 
 const OPENAPI_DOCUMENT_PATH = '/openapi.json';
@@ -29,8 +29,9 @@ const databaseTimeoutsAsUnavailable: express.ErrorRequestHandler = (
 };
 
 /**
- * The plugin's API: the given routers behind validation against the OpenAPI
- * document (path and query parameters, body shapes), which is also served
+ * The plugin's API: the given routers behind validation against
+ * `src/schema/openapi.yaml` (path and query parameters, body shapes), as
+ * generated into `schema/openapi/generated/router.ts`; the document is also served
  * at `/openapi.json`. Unknown query parameters pass the validator so the
  * routes can name them with the others they refuse. The validator does not
  * check security: Backstage's httpAuth authenticates every request, while
@@ -70,14 +71,17 @@ function expressPathOf(openApiPath: string): string {
 
 /** A router that validates requests to these paths of the document. */
 function validatedRouter(paths: Partial<typeof spec.paths>): express.Router {
-  return createValidatedOpenApiRouter({ ...spec, paths } as typeof spec, {
-    middleware: [jsonBody()],
-    validatorOptions: {
-      validateRequests: {
-        coerceTypes: false,
-        allowUnknownQueryParameters: true,
+  return createValidatedOpenApiRouterFromGeneratedEndpointMap<EndpointMap>(
+    { ...spec, paths } as typeof spec,
+    {
+      middleware: [jsonBody()],
+      validatorOptions: {
+        validateRequests: {
+          coerceTypes: false,
+          allowUnknownQueryParameters: true,
+        },
+        validateSecurity: false,
       },
-      validateSecurity: false,
     },
-  });
+  );
 }

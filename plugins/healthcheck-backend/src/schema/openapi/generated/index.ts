@@ -1,0 +1,4 @@
+//
+
+export * from './apis';
+export * from './router';

@@ -1,0 +1,3 @@
+//
+
+export * from './Api.client';
