@@ -1,9 +1,11 @@
 // What OpenAPI Generator's `typescript` generator hands repo-tools' templates
 // (models, operations, imports), built from an OpenAPI document for the
 // constructs Vigil's document uses: objects, arrays, maps, string enums,
-// `allOf` of objects, 3.1 `type: [T, 'null']`, and $refs to component
-// schemas, parameters and responses. Anything else is refused by name, so a
-// new construct in openapi.yaml fails generation instead of typing as `any`.
+// `allOf` of objects, `oneOf` and lists of types (unions), 3.1's `null`, and
+// $refs to component schemas, parameters and responses; an object without
+// properties is free-form (`any`), as OpenAPI Generator types it. Other
+// constructs are refused by name, so they fail generation rather than type
+// wrongly.
 
 /** TypeScript's own global names, which a model may not take. */
 const RESERVED_MODEL_NAMES = new Set(['Error', 'Date', 'Array', 'Object']);
@@ -78,11 +80,25 @@ export function buildCodegenModel(document) {
       declareModel(name, resolveRef(document, ref));
       return { dataType: modelName(name), imports: [modelName(name)] };
     }
+    const members = schema.oneOf ?? schema.anyOf;
+    if (members) {
+      const typed = members.map((member, index) =>
+        typeOf(member, `${nameHint}OneOf${index || ''}`),
+      );
+      return {
+        dataType: typed.map(t => t.dataType).join(' | '),
+        imports: typed.flatMap(t => t.imports),
+      };
+    }
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     const nullable = types.includes('null');
     const type = types.filter(t => t !== 'null');
     if (type.length > 1) {
-      throw new Error(`A schema of several types is not supported: ${type}`);
+      const typed = type.map(t => typeOf({ ...schema, type: t }, nameHint));
+      return {
+        dataType: [...new Set(typed.map(t => t.dataType))].join(' | '),
+        imports: typed.flatMap(t => t.imports),
+      };
     }
     const wrap = result =>
       nullable ? { ...result, dataType: `${result.dataType} | null` } : result;

@@ -1,3 +1,2 @@
 export * from './checks';
 export * from './systems';
-export * from './HealthcheckSystemsClient';

@@ -308,3 +308,17 @@ export interface SliceUptimeResponse {
    */
   slices: Record<string, Record<SliceUptimeWindow, number | null>>;
 }
+
+/**
+ * The query of `GET /v1/systems`: filters, order and page.
+ * @public
+ */
+export interface ListSystemsQuery {
+  status?: HealthStatus[];
+  owner?: string;
+  environment?: string;
+  q?: string;
+  sort?: 'status' | 'name';
+  limit?: number;
+  cursor?: string;
+}

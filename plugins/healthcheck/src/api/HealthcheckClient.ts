@@ -4,7 +4,6 @@ import { ResponseError } from '@backstage/errors';
 import {
   CheckDetails,
   HealthCheckSpec,
-  HealthcheckSystemsClient,
   ListSystemsQuery,
   SliceRunsResponse,
   SliceUptimeResponse,
@@ -13,6 +12,10 @@ import {
   SystemListResponse,
 } from '@vigil/plugin-healthcheck-common';
 import {
+  DefaultApiClient,
+  TypedResponse,
+} from '@vigil/plugin-healthcheck-common/client';
+import {
   BadgeOptions,
   CheckSummary,
   HealthcheckApi,
@@ -20,30 +23,29 @@ import {
 } from './HealthcheckApi';
 
 /**
- * {@link HealthcheckApi} over HTTP, with the app's credentials.
+ * {@link HealthcheckApi} over HTTP, with the app's credentials: the client
+ * generated from the backend's OpenAPI document, its answers read as the
+ * common package's types and its error answers thrown as `ResponseError`s.
  * @public
  */
 export class HealthcheckClient implements HealthcheckApi {
   readonly #discoveryApi: DiscoveryApi;
-  readonly #fetchApi: FetchApi;
-  readonly #systems: HealthcheckSystemsClient;
+  readonly #api: DefaultApiClient;
 
   constructor(options: { discoveryApi: DiscoveryApi; fetchApi: FetchApi }) {
     this.#discoveryApi = options.discoveryApi;
-    this.#fetchApi = options.fetchApi;
-    this.#systems = new HealthcheckSystemsClient({
+    this.#api = new DefaultApiClient({
       discoveryApi: options.discoveryApi,
       fetchApi: { fetch: (input, init) => options.fetchApi.fetch(input, init) },
     });
   }
 
   async listChecks(): Promise<CheckSummary[]> {
-    const body = await this.#request<{ items: CheckSummary[] }>('/v1/checks');
-    return body.items;
+    return (await bodyOf(this.#api.listChecks({}))).items;
   }
 
   async getCheck(id: string): Promise<CheckDetails> {
-    return await this.#request(`/v1/checks/${encodeURIComponent(id)}`);
+    return await bodyOf(this.#api.getCheck({ path: { id } }));
   }
 
   async createCheck(input: {
@@ -51,33 +53,35 @@ export class HealthcheckClient implements HealthcheckApi {
     title?: string;
     spec: HealthCheckSpec;
   }): Promise<CheckDetails> {
-    return await this.#request('/v1/checks', { method: 'POST', body: input });
+    return await bodyOf(this.#api.createCheck({ body: input }));
   }
 
   async updateCheck(
     id: string,
     input: { title?: string; spec: HealthCheckSpec; revision?: number },
   ): Promise<CheckDetails> {
-    return await this.#request(`/v1/checks/${encodeURIComponent(id)}`, {
-      method: 'PUT',
-      body: input,
-    });
+    return await bodyOf(this.#api.updateCheck({ path: { id }, body: input }));
   }
 
   async runCheck(id: string): Promise<StartedRun[]> {
-    const body = await this.#request<{ items: StartedRun[] }>(
-      `/v1/checks/${encodeURIComponent(id)}/run`,
-      { method: 'POST' },
-    );
-    return body.items;
+    return (await bodyOf(this.#api.runCheck({ path: { id } }))).items;
   }
 
-  async listSystems(query?: ListSystemsQuery): Promise<SystemListResponse> {
-    return await this.#systems.listSystems(query);
+  async listSystems(query: ListSystemsQuery = {}): Promise<SystemListResponse> {
+    return await bodyOf(
+      this.#api.listSystems({
+        query: {
+          ...query,
+          status: query.status?.join(','),
+          limit: query.limit?.toString(),
+        },
+      }),
+    );
   }
 
   async getSystem(systemRef: string): Promise<SystemHealthDetails | undefined> {
-    return await this.#systems.getSystem(systemRef);
+    const response = await this.#api.getSystem({ path: systemPath(systemRef) });
+    return response.status === 404 ? undefined : await bodyOf(response);
   }
 
   async getSystemHistory(
@@ -89,13 +93,16 @@ export class HealthcheckClient implements HealthcheckApi {
       to?: Date;
     },
   ): Promise<SystemHistoryResponse> {
-    const params = new URLSearchParams();
-    if (query.environment) params.set('environment', query.environment);
-    if (query.granularity) params.set('granularity', query.granularity);
-    if (query.from) params.set('from', query.from.toISOString());
-    if (query.to) params.set('to', query.to.toISOString());
-    return await this.#request(
-      `${systemPath(systemRef)}/history?${params.toString()}`,
+    return await bodyOf(
+      this.#api.getSystemHistory({
+        path: systemPath(systemRef),
+        query: {
+          environment: query.environment || undefined,
+          granularity: query.granularity,
+          from: query.from?.toISOString(),
+          to: query.to?.toISOString(),
+        },
+      }),
     );
   }
 
@@ -103,28 +110,32 @@ export class HealthcheckClient implements HealthcheckApi {
     sliceId: string,
     query: { from?: Date; to?: Date; limit?: number; cursor?: string } = {},
   ): Promise<SliceRunsResponse> {
-    const params = new URLSearchParams();
-    if (query.from) params.set('from', query.from.toISOString());
-    if (query.to) params.set('to', query.to.toISOString());
-    if (query.limit !== undefined) params.set('limit', String(query.limit));
-    if (query.cursor) params.set('cursor', query.cursor);
-    const search = params.toString();
-    return await this.#request(
-      `/v1/slices/${encodeURIComponent(sliceId)}/runs${
-        search ? `?${search}` : ''
-      }`,
+    return await bodyOf(
+      this.#api.listSliceRuns({
+        path: { sliceId },
+        query: {
+          from: query.from?.toISOString(),
+          to: query.to?.toISOString(),
+          limit: query.limit?.toString(),
+          cursor: query.cursor || undefined,
+        },
+      }),
     );
   }
 
   async getSliceUptimes(systemRef: string): Promise<SliceUptimeResponse> {
-    return await this.#request(`${systemPath(systemRef)}/uptime`);
+    return await bodyOf(
+      this.#api.getSystemSliceUptime({
+        path: systemPath(systemRef),
+        query: {},
+      }),
+    );
   }
 
   async listSystemChecks(systemRef: string): Promise<CheckDetails[]> {
-    const { items } = await this.#request<{ items: CheckDetails[] }>(
-      `${systemPath(systemRef)}/checks`,
-    );
-    return items;
+    return (
+      await bodyOf(this.#api.listSystemChecks({ path: systemPath(systemRef) }))
+    ).items;
   }
 
   async badgeUrl(
@@ -132,9 +143,7 @@ export class HealthcheckClient implements HealthcheckApi {
     options: BadgeOptions = {},
   ): Promise<string> {
     const baseUrl = await this.#discoveryApi.getBaseUrl('healthcheck');
-    const { namespace, name } = parseEntityRef(systemRef, {
-      defaultKind: 'system',
-    });
+    const { namespace, name } = systemPath(systemRef);
     const params = new URLSearchParams();
     if (options.kind && options.kind !== 'status')
       params.set('kind', options.kind);
@@ -145,31 +154,22 @@ export class HealthcheckClient implements HealthcheckApi {
       namespace,
     )}/${encodeURIComponent(name)}${search ? `?${search}` : ''}`;
   }
-
-  async #request<T>(
-    path: string,
-    options: { method?: string; body?: unknown } = {},
-  ): Promise<T> {
-    const baseUrl = await this.#discoveryApi.getBaseUrl('healthcheck');
-    const response = await this.#fetchApi.fetch(`${baseUrl}${path}`, {
-      method: options.method ?? 'GET',
-      ...(options.body !== undefined && {
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(options.body),
-      }),
-    });
-    if (!response.ok) {
-      throw await ResponseError.fromResponse(response);
-    }
-    return (await response.json()) as T;
-  }
 }
 
-function systemPath(systemRef: string): string {
+/** The body of a successful answer; any other is thrown as a ResponseError. */
+async function bodyOf<T>(
+  response: TypedResponse<T> | Promise<TypedResponse<T>>,
+): Promise<T> {
+  const answer = await response;
+  if (!answer.ok) {
+    throw await ResponseError.fromResponse(answer);
+  }
+  return await answer.json();
+}
+
+function systemPath(systemRef: string): { namespace: string; name: string } {
   const { namespace, name } = parseEntityRef(systemRef, {
     defaultKind: 'system',
   });
-  return `/v1/systems/${encodeURIComponent(namespace)}/${encodeURIComponent(
-    name,
-  )}`;
+  return { namespace, name };
 }

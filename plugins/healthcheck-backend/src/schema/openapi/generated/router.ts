@@ -132,6 +132,14 @@ export const spec = {
               message: {
                 type: 'string',
               },
+              problems: {
+                type: 'array',
+                description:
+                  'On a 400 for an invalid check: every problem, each at its field.',
+                items: {
+                  $ref: '#/components/schemas/CheckProblem',
+                },
+              },
             },
           },
           request: {
@@ -411,6 +419,365 @@ export const spec = {
           },
         },
       },
+      CheckProblem: {
+        type: 'object',
+        description: 'One problem of a check, where it is and why.',
+        required: ['path', 'reason'],
+        properties: {
+          path: {
+            type: 'array',
+            description:
+              'The field, as keys and list indexes from the request body (`["spec", "conditions", 2]`); empty for the body as a whole.',
+            items: {
+              type: ['string', 'integer'],
+            },
+          },
+          reason: {
+            type: 'string',
+          },
+        },
+      },
+      StatusCounts: {
+        type: 'object',
+        description: 'How many systems have each status.',
+        required: ['healthy', 'degraded', 'unhealthy', 'unknown', 'paused'],
+        properties: {
+          healthy: {
+            type: 'integer',
+          },
+          degraded: {
+            type: 'integer',
+          },
+          unhealthy: {
+            type: 'integer',
+          },
+          unknown: {
+            type: 'integer',
+          },
+          paused: {
+            type: 'integer',
+          },
+        },
+      },
+      CheckSummary: {
+        type: 'object',
+        description: 'A check as ListChecks lists it, from either source.',
+        required: ['id', 'type', 'target', 'systems', 'paused', 'source'],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          title: {
+            type: 'string',
+          },
+          type: {
+            type: 'string',
+          },
+          target: {
+            type: 'string',
+          },
+          interval: {
+            type: 'string',
+          },
+          systems: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+          paused: {
+            type: 'boolean',
+          },
+          source: {
+            type: 'object',
+          },
+        },
+      },
+      StartedRun: {
+        type: 'object',
+        description: 'One run that RunCheck started or joined.',
+        required: ['runId', 'sliceId', 'systemRef', 'environment'],
+        properties: {
+          runId: {
+            type: 'string',
+          },
+          sliceId: {
+            type: 'string',
+          },
+          systemRef: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+        },
+      },
+      SystemHealthDetails: {
+        allOf: [
+          {
+            $ref: '#/components/schemas/SystemHealthSummary',
+          },
+          {
+            type: 'object',
+            required: ['environmentNames', 'checks'],
+            properties: {
+              environmentNames: {
+                type: 'array',
+                description: 'Environment names, sorted; the matrix’s columns.',
+                items: {
+                  type: 'string',
+                },
+              },
+              checks: {
+                type: 'array',
+                description:
+                  'One row per check: a cell per environment it runs in.',
+                items: {
+                  $ref: '#/components/schemas/CheckRow',
+                },
+              },
+            },
+          },
+        ],
+      },
+      CheckRow: {
+        type: 'object',
+        required: ['checkId', 'cells'],
+        properties: {
+          checkId: {
+            type: 'string',
+          },
+          components: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+          },
+          cells: {
+            type: 'object',
+            additionalProperties: {
+              $ref: '#/components/schemas/SliceHealth',
+            },
+          },
+        },
+      },
+      RunEntry: {
+        type: 'object',
+        description:
+          'One run; times are epoch ms. A pause marker has status paused and no outcome.',
+        required: ['sliceId', 'scheduledAt', 'startedAt', 'status'],
+        properties: {
+          sliceId: {
+            type: 'string',
+          },
+          checkId: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          scheduledAt: {
+            type: 'number',
+          },
+          startedAt: {
+            type: 'number',
+          },
+          durationMs: {
+            type: 'number',
+          },
+          outcome: {
+            type: 'string',
+            enum: ['pass', 'degraded', 'fail'],
+          },
+          status: {
+            $ref: '#/components/schemas/HealthStatus',
+          },
+          conditions: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['condition', 'success', 'display'],
+              properties: {
+                condition: {
+                  type: 'string',
+                },
+                success: {
+                  type: 'boolean',
+                },
+                display: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+          error: {
+            type: 'object',
+            required: ['kind', 'message'],
+            properties: {
+              kind: {
+                type: 'string',
+              },
+              message: {
+                type: 'string',
+              },
+            },
+          },
+        },
+      },
+      HourEntry: {
+        type: 'object',
+        description:
+          'One aggregated hour of one environment; hourStart in epoch ms.',
+        required: [
+          'environment',
+          'hourStart',
+          'runCount',
+          'failureCount',
+          'upSeconds',
+          'downSeconds',
+          'unknownSeconds',
+          'pausedSeconds',
+        ],
+        properties: {
+          environment: {
+            type: 'string',
+          },
+          hourStart: {
+            type: 'number',
+          },
+          runCount: {
+            type: 'number',
+          },
+          failureCount: {
+            type: 'number',
+          },
+          latencyP50Ms: {
+            type: 'number',
+          },
+          latencyP95Ms: {
+            type: 'number',
+          },
+          latencyP99Ms: {
+            type: 'number',
+          },
+          upSeconds: {
+            type: 'number',
+          },
+          downSeconds: {
+            type: 'number',
+          },
+          unknownSeconds: {
+            type: 'number',
+          },
+          pausedSeconds: {
+            type: 'number',
+          },
+          uptime: {
+            type: 'number',
+          },
+        },
+      },
+      SystemHistory: {
+        type: 'object',
+        required: [
+          'granularity',
+          'from',
+          'to',
+          'uptime',
+          'responseTime',
+          'items',
+        ],
+        properties: {
+          granularity: {
+            type: 'string',
+            enum: ['hours', 'runs'],
+          },
+          from: {
+            type: 'string',
+            format: 'date-time',
+          },
+          to: {
+            type: 'string',
+            format: 'date-time',
+          },
+          uptime: {
+            type: 'object',
+            required: [
+              'upSeconds',
+              'downSeconds',
+              'unknownSeconds',
+              'pausedSeconds',
+            ],
+            properties: {
+              uptime: {
+                type: 'number',
+              },
+              upSeconds: {
+                type: 'number',
+              },
+              downSeconds: {
+                type: 'number',
+              },
+              unknownSeconds: {
+                type: 'number',
+              },
+              pausedSeconds: {
+                type: 'number',
+              },
+            },
+          },
+          responseTime: {
+            type: 'object',
+            required: ['runCount'],
+            properties: {
+              runCount: {
+                type: 'number',
+              },
+              p50Ms: {
+                type: 'number',
+              },
+              p95Ms: {
+                type: 'number',
+              },
+              p99Ms: {
+                type: 'number',
+              },
+            },
+          },
+          items: {
+            type: 'array',
+            items: {
+              oneOf: [
+                {
+                  $ref: '#/components/schemas/RunEntry',
+                },
+                {
+                  $ref: '#/components/schemas/HourEntry',
+                },
+              ],
+            },
+          },
+          nextCursor: {
+            type: 'string',
+          },
+        },
+      },
+      SliceRuns: {
+        type: 'object',
+        required: ['runs'],
+        properties: {
+          runs: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/RunEntry',
+            },
+          },
+          nextCursor: {
+            type: 'string',
+            description: 'The cursor of the next page; absent on the last one.',
+          },
+        },
+      },
     },
   },
   security: [
@@ -427,6 +794,19 @@ export const spec = {
         responses: {
           '200': {
             description: 'ok',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['status'],
+                  properties: {
+                    status: {
+                      type: 'string',
+                    },
+                  },
+                },
+              },
+            },
           },
         },
       },
@@ -439,6 +819,22 @@ export const spec = {
         responses: {
           '200': {
             description: 'The checks',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/CheckSummary',
+                      },
+                    },
+                  },
+                },
+              },
+            },
           },
           '401': {
             $ref: '#/components/responses/ErrorResponse',
@@ -528,6 +924,13 @@ export const spec = {
         responses: {
           '200': {
             description: 'The stored check',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/CheckDetails',
+                },
+              },
+            },
           },
           '400': {
             $ref: '#/components/responses/ErrorResponse',
@@ -582,10 +985,26 @@ export const spec = {
       post: {
         operationId: 'RunCheck',
         description:
-          'Runs the check once now in each of its environments, on the instance asked, whichever owns them, off its schedule, through the bulkhead like any tick; a slice whose run is under way on any instance answers with that run, and a scheduled tick never runs beside it. Each run id is listed under GET /v1/slices/{sliceId}/runs once done. Permission healthcheck.check.run on it; a check the caller may not see answers 404. A few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.',
+          'Runs the check once now in each of its environments, on the instance asked, whichever owns them, off its schedule, through the bulkhead like any tick; a slice whose run is under way on any instance answers with that run, and a scheduled tick never runs beside it. Each run id is listed by ListSliceRuns once done. Permission healthcheck.check.run on it; a check the caller may not see answers 404. A few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.',
         responses: {
           '202': {
             description: 'The runs started or joined, with their ids',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/StartedRun',
+                      },
+                    },
+                  },
+                },
+              },
+            },
           },
           '403': {
             $ref: '#/components/responses/ErrorResponse',
@@ -605,6 +1024,22 @@ export const spec = {
         responses: {
           '200': {
             description: 'The probe types',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'string',
+                      },
+                    },
+                  },
+                },
+              },
+            },
           },
         },
       },
@@ -679,7 +1114,7 @@ export const spec = {
                       type: 'integer',
                     },
                     counts: {
-                      type: 'object',
+                      $ref: '#/components/schemas/StatusCounts',
                     },
                     nextCursor: {
                       type: 'string',
@@ -711,6 +1146,13 @@ export const spec = {
         responses: {
           '200': {
             description: 'The system',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/SystemHealthDetails',
+                },
+              },
+            },
           },
           '404': {
             $ref: '#/components/responses/ErrorResponse',
@@ -763,6 +1205,13 @@ export const spec = {
         responses: {
           '200': {
             description: 'The history',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/SystemHistory',
+                },
+              },
+            },
           },
           '400': {
             $ref: '#/components/responses/ErrorResponse',
@@ -918,6 +1367,13 @@ export const spec = {
         responses: {
           '200': {
             description: 'A page of runs, newest first',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/SliceRuns',
+                },
+              },
+            },
           },
           '400': {
             $ref: '#/components/responses/ErrorResponse',

@@ -6,11 +6,18 @@
 // ******************************************************************
 import { CheckDetails } from '../models/CheckDetails.model';
 import { CheckInput } from '../models/CheckInput.model';
+import { GetHealth200Response } from '../models/GetHealth200Response.model';
+import { ListChecks200Response } from '../models/ListChecks200Response.model';
+import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
 import { ListSystemChecks200Response } from '../models/ListSystemChecks200Response.model';
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
 import { ModelError } from '../models/ModelError.model';
+import { RunCheck202Response } from '../models/RunCheck202Response.model';
 import { SliceHealth } from '../models/SliceHealth.model';
+import { SliceRuns } from '../models/SliceRuns.model';
 import { SliceUptimes } from '../models/SliceUptimes.model';
+import { SystemHealthDetails } from '../models/SystemHealthDetails.model';
+import { SystemHistory } from '../models/SystemHistory.model';
 
 /**
  * @public
@@ -44,7 +51,7 @@ export type GetCheck = {
  * @public
  */
 export type GetHealth = {
-  response: void;
+  response: GetHealth200Response;
 };
 /**
  * @public
@@ -63,7 +70,7 @@ export type GetSystem = {
     namespace: string;
     name: string;
   };
-  response: void | ModelError;
+  response: SystemHealthDetails | ModelError;
 };
 /**
  * @public
@@ -100,7 +107,7 @@ export type GetSystemHistory = {
     limit?: string;
     cursor?: string;
   };
-  response: void | ModelError | ModelError;
+  response: SystemHistory | ModelError | ModelError;
 };
 /**
  * @public
@@ -119,13 +126,13 @@ export type GetSystemSliceUptime = {
  * @public
  */
 export type ListChecks = {
-  response: void | ModelError;
+  response: ListChecks200Response | ModelError;
 };
 /**
  * @public
  */
 export type ListProbeTypes = {
-  response: void;
+  response: ListProbeTypes200Response;
 };
 /**
  * @public
@@ -140,7 +147,7 @@ export type ListSliceRuns = {
     limit?: string;
     cursor?: string;
   };
-  response: void | ModelError | ModelError;
+  response: SliceRuns | ModelError | ModelError;
 };
 /**
  * @public
@@ -174,7 +181,7 @@ export type RunCheck = {
   path: {
     id: string;
   };
-  response: void | ModelError | ModelError | ModelError;
+  response: RunCheck202Response | ModelError | ModelError | ModelError;
 };
 /**
  * @public
@@ -184,7 +191,7 @@ export type UpdateCheck = {
     id: string;
   };
   body: CheckInput;
-  response: void | ModelError | ModelError | ModelError | ModelError;
+  response: CheckDetails | ModelError | ModelError | ModelError | ModelError;
 };
 
 export type EndpointMap = {

@@ -10,10 +10,17 @@ import { pluginId } from '../pluginId';
 import * as parser from 'uri-template';
 import { CheckDetails } from '../models/CheckDetails.model';
 import { CheckInput } from '../models/CheckInput.model';
+import { GetHealth200Response } from '../models/GetHealth200Response.model';
+import { ListChecks200Response } from '../models/ListChecks200Response.model';
+import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
 import { ListSystemChecks200Response } from '../models/ListSystemChecks200Response.model';
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
+import { RunCheck202Response } from '../models/RunCheck202Response.model';
 import { SliceHealth } from '../models/SliceHealth.model';
+import { SliceRuns } from '../models/SliceRuns.model';
 import { SliceUptimes } from '../models/SliceUptimes.model';
+import { SystemHealthDetails } from '../models/SystemHealthDetails.model';
+import { SystemHistory } from '../models/SystemHistory.model';
 
 /**
  * Wraps the Response type to convey a type on the json call.
@@ -289,7 +296,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: GetHealth,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<GetHealth200Response>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/health`;
@@ -339,7 +346,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: GetSystem,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<SystemHealthDetails>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/systems/{namespace}/{name}`;
@@ -409,7 +416,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: GetSystemHistory,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<SystemHistory>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/systems/{namespace}/{name}/history{?environment,granularity,from,to,limit,cursor}`;
@@ -466,7 +473,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: ListChecks,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<ListChecks200Response>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/checks`;
@@ -488,7 +495,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: ListProbeTypes,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<ListProbeTypes200Response>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/probe-types`;
@@ -515,7 +522,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: ListSliceRuns,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<SliceRuns>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/slices/{sliceId}/runs{?from,to,limit,cursor}`;
@@ -595,14 +602,14 @@ export class DefaultApiClient {
   }
 
   /**
-   * Runs the check once now in each of its environments, on the instance asked, whichever owns them, off its schedule, through the bulkhead like any tick; a slice whose run is under way on any instance answers with that run, and a scheduled tick never runs beside it. Each run id is listed under GET /v1/slices/{sliceId}/runs once done. Permission healthcheck.check.run on it; a check the caller may not see answers 404. A few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.
+   * Runs the check once now in each of its environments, on the instance asked, whichever owns them, off its schedule, through the bulkhead like any tick; a slice whose run is under way on any instance answers with that run, and a scheduled tick never runs beside it. Each run id is listed by ListSliceRuns once done. Permission healthcheck.check.run on it; a check the caller may not see answers 404. A few requests a minute per caller (healthcheck.runNow.perCallerPerMinute), then 429 with Retry-After.
    * @param id - An API check id (`payments-http`) or a URL-encoded HealthCheck entity ref.
    */
   public async runCheck(
     // @ts-ignore
     request: RunCheck,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<RunCheck202Response>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/checks/{id}/run`;
@@ -629,7 +636,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: UpdateCheck,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<CheckDetails>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/checks/{id}`;
