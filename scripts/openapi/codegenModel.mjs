@@ -104,7 +104,9 @@ export function buildCodegenModel(document) {
       nullable ? { ...result, dataType: `${result.dataType} | null` } : result;
     if (schema.enum) {
       return wrap({
-        dataType: schema.enum.map(literal).join(' | '),
+        dataType: schema.enum
+          .map(value => (typeof value === 'string' ? literal(value) : value))
+          .join(' | '),
         imports: [],
       });
     }
@@ -308,14 +310,18 @@ function buildOperation(path, method, item, operation, document, typeOf) {
       const resolved = response.$ref
         ? resolveRef(document, response.$ref)
         : response;
-      const schema = resolved.content?.['application/json']?.schema;
-      if (!schema) return { code: status };
-      const { dataType, imports: needed } = typeOf(
-        schema,
-        `${operationId}${status}Response`,
-      );
+      // An answer in several media types is any of their bodies.
+      const typed = Object.values(resolved.content ?? {})
+        .filter(media => media.schema)
+        .map(media => typeOf(media.schema, `${operationId}${status}Response`));
+      if (typed.length === 0) return { code: status };
+      const needed = typed.flatMap(t => t.imports);
       imports.push(...needed);
-      return { code: status, dataType, imports: needed };
+      return {
+        code: status,
+        dataType: [...new Set(typed.map(t => t.dataType))].join(' | '),
+        imports: needed,
+      };
     },
   );
   const success = responses.find(r => /^2/.test(r.code));

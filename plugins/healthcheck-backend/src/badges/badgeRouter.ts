@@ -6,7 +6,7 @@ import {
   SystemRollup,
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
-import Router from 'express-promise-router';
+import { createTypedRouter } from '../schema/createTypedRouter';
 import {
   BadgeContent,
   ResponseTimes,
@@ -118,7 +118,7 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
     authorize,
   } = options;
   const now = options.now ?? (() => new Date());
-  const router = Router();
+  const router = createTypedRouter();
 
   /** The request's environment as the system names it; throws 404 if none. */
   function environmentOf(

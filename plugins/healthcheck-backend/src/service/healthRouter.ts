@@ -18,7 +18,7 @@ import {
   tryDecodeSliceId,
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
-import Router from 'express-promise-router';
+import { createTypedRouter } from '../schema/createTypedRouter';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { LastKnownReads } from '../database/LastKnownReads';
 import type { HealthcheckStore } from '../database/HealthcheckStore';
@@ -92,7 +92,7 @@ export function createHealthRouter(options: {
     liveKeyOf,
   } = options;
   const now = options.now ?? Date.now;
-  const router = Router();
+  const router = createTypedRouter();
   // The matrix beside a stale rollup: the slices last read of the system.
   const lastKnownSlices = new LastKnownReads<EnvironmentSlice[]>({
     what: 'checks',

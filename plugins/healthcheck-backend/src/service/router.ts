@@ -29,7 +29,7 @@ import {
   healthcheckCheckUpdatePermission,
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
-import Router from 'express-promise-router';
+import { createTypedRouter } from '../schema/createTypedRouter';
 import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
 import { TooManyRequestsError } from '../executor/runNowRateLimit';
 import { CheckAccess, CheckPermission } from '../permissions/CheckAccess';
@@ -116,7 +116,7 @@ export async function createRouter(
 ): Promise<express.Router> {
   const { logger, httpAuth, permissions, auditor, store, catalog, probeTypes } =
     options;
-  const router = Router();
+  const router = createTypedRouter();
   router.use(jsonBody());
   const access = new CheckAccess({
     catalog,

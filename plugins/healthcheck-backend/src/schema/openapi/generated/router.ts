@@ -778,6 +778,29 @@ export const spec = {
           },
         },
       },
+      ShieldsEndpointBadge: {
+        type: 'object',
+        description: 'A badge as shields.io endpoint JSON (format=json).',
+        required: ['schemaVersion', 'label', 'message', 'color'],
+        properties: {
+          schemaVersion: {
+            type: 'integer',
+            enum: [1],
+          },
+          label: {
+            type: 'string',
+          },
+          message: {
+            type: 'string',
+          },
+          color: {
+            type: 'string',
+          },
+          style: {
+            type: 'string',
+          },
+        },
+      },
     },
   },
   security: [
@@ -1454,7 +1477,20 @@ export const spec = {
         ],
         responses: {
           '200': {
-            description: 'The badge',
+            description:
+              'The badge: SVG, or shields.io endpoint JSON with format=json',
+            content: {
+              'image/svg+xml': {
+                schema: {
+                  type: 'string',
+                },
+              },
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/ShieldsEndpointBadge',
+                },
+              },
+            },
           },
           '400': {
             $ref: '#/components/responses/ErrorResponse',

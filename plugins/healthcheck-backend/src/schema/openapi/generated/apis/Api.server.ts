@@ -13,6 +13,7 @@ import { ListSystemChecks200Response } from '../models/ListSystemChecks200Respon
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
 import { ModelError } from '../models/ModelError.model';
 import { RunCheck202Response } from '../models/RunCheck202Response.model';
+import { ShieldsEndpointBadge } from '../models/ShieldsEndpointBadge.model';
 import { SliceHealth } from '../models/SliceHealth.model';
 import { SliceRuns } from '../models/SliceRuns.model';
 import { SliceUptimes } from '../models/SliceUptimes.model';
@@ -89,7 +90,7 @@ export type GetSystemBadge = {
     style?: string;
     label?: string;
   };
-  response: void | ModelError | ModelError;
+  response: string | ShieldsEndpointBadge | ModelError | ModelError;
 };
 /**
  * @public

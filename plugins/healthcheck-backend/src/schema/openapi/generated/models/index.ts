@@ -20,6 +20,7 @@ export * from './RunCheck202Response.model';
 export * from './RunEntry.model';
 export * from './RunEntryConditionsInner.model';
 export * from './RunEntryError.model';
+export * from './ShieldsEndpointBadge.model';
 export * from './SliceHealth.model';
 export * from './SliceRuns.model';
 export * from './SliceUptimes.model';

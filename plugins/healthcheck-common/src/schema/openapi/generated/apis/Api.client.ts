@@ -16,6 +16,7 @@ import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.m
 import { ListSystemChecks200Response } from '../models/ListSystemChecks200Response.model';
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
 import { RunCheck202Response } from '../models/RunCheck202Response.model';
+import { ShieldsEndpointBadge } from '../models/ShieldsEndpointBadge.model';
 import { SliceHealth } from '../models/SliceHealth.model';
 import { SliceRuns } from '../models/SliceRuns.model';
 import { SliceUptimes } from '../models/SliceUptimes.model';
@@ -381,7 +382,7 @@ export class DefaultApiClient {
     // @ts-ignore
     request: GetSystemBadge,
     options?: RequestOptions,
-  ): Promise<TypedResponse<void>> {
+  ): Promise<TypedResponse<string | ShieldsEndpointBadge>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
     const uriTemplate = `/v1/badges/systems/{namespace}/{name}{?kind,window,environment,percentile,format,style,label}`;
