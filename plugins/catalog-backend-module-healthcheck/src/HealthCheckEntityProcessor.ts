@@ -2,7 +2,7 @@ import {
   formatSpecProblems,
   HealthCheckSpecValidationOptions,
   validateHealthCheckSpec,
-} from '@vigil/plugin-healthcheck-node';
+} from '@vigil/plugin-healthcheck-common';
 import {
   Entity,
   getCompoundEntityRef,

@@ -1,9 +1,9 @@
 import type { Config } from '@backstage/config';
 import {
-  builtinProbeTypeDeclarations,
   probeTypeLookup,
   type ProbeTypeLookup,
-} from '@vigil/plugin-healthcheck-node';
+} from '@vigil/plugin-healthcheck-common';
+import { builtinProbeTypeDeclarations } from '@vigil/plugin-healthcheck-node';
 
 /**
  * The config key listing probe types that backend modules add.

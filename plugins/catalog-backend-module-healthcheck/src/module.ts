@@ -6,6 +6,7 @@ import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node'
 import {
   ProbeSecrets,
   readConfigDuration,
+  secretUsesOf,
 } from '@vigil/plugin-healthcheck-node';
 import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
@@ -30,7 +31,7 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
           new HealthCheckEntityProcessor({
             probeTypes: catalogProbeTypes(config),
             // Names and where they may go; the values stay unused here.
-            secrets: ProbeSecrets.fromConfig(config),
+            secrets: secretUsesOf(ProbeSecrets.fromConfig(config)),
             minIntervalMs: readConfigDuration(
               config,
               'healthcheck.minimumInterval',

@@ -2,8 +2,9 @@ import {
   healthCheckProbesExtensionPoint,
   ProbeSecrets,
   readConfigDuration,
-  validateHealthCheckSpec,
+  secretUsesOf,
 } from '@vigil/plugin-healthcheck-node';
+import { validateHealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
@@ -207,7 +208,7 @@ export const healthcheckPlugin = createBackendPlugin({
             validateHealthCheckSpec(spec, {
               probeTypes,
               minIntervalMs,
-              secrets,
+              secrets: secretUsesOf(secrets),
               ...context,
               allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
             }),

@@ -1,6 +1,6 @@
 /**
  * Isomorphic types of the Vigil health-check plugin: the HealthCheck entity,
- * statuses, and the condition language.
+ * statuses, the condition language, and the validator of a check spec.
  *
  * @packageDocumentation
  */
@@ -10,3 +10,4 @@ export * from './conditions';
 export * from './model';
 export * from './permissions';
 export * from './api';
+export * from './validation';

@@ -1,8 +1,9 @@
 /**
  * Extension points of the Vigil health-check backend, for modules that add
  * probe types, and what the backend and the catalog module share: the
- * validation of check specs, the built-in probe types' fields and the
- * secrets checks may reference.
+ * built-in probe types' fields, the secrets checks may reference and how a
+ * check's use of them is judged (the spec validator itself is
+ * `@vigil/plugin-healthcheck-common`'s).
  *
  * @packageDocumentation
  */
@@ -18,6 +19,5 @@ export {
   parseExpectedPattern,
 } from './validation/expectedPattern';
 export type { ExpectedPattern } from './validation/expectedPattern';
-export { validateProbeConfig } from './validation/probeConfigValidation';
-export * from './validation/validateHealthCheckSpec';
+export { secretUsesOf } from './secrets/secretUses';
 export { readConfigDuration } from './config';

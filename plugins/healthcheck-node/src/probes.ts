@@ -1,3 +1,4 @@
+import type { ProbeConfigProblem } from '@vigil/plugin-healthcheck-common';
 import { createExtensionPoint } from '@backstage/backend-plugin-api';
 
 /**
@@ -83,16 +84,6 @@ export interface ProbeCertificateReport {
 }
 
 /**
- * One thing wrong with a probe type's config: where, as a path into it
- * (`expect`, `headers.Authorization`), and why.
- * @public
- */
-export interface ProbeConfigProblem {
-  path: string;
-  reason: string;
-}
-
-/**
  * A type of probe, such as `http` or `tcp`, that checks can name in `type`.
  * @public
  */
@@ -131,3 +122,5 @@ export const healthCheckProbesExtensionPoint =
   createExtensionPoint<HealthCheckProbesExtensionPoint>({
     id: 'healthcheck.probes',
   });
+
+export type { ProbeConfigProblem };

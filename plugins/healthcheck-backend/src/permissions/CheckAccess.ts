@@ -1,4 +1,4 @@
-import type { HealthCheckSpecProblem } from '@vigil/plugin-healthcheck-node';
+import type { HealthCheckSpecProblem } from '@vigil/plugin-healthcheck-common';
 import type {
   BackstageCredentials,
   PermissionsService,

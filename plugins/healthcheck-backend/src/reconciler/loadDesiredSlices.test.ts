@@ -1,8 +1,8 @@
 import {
-  builtinProbeTypeDeclarations,
   probeTypeLookup,
   validateHealthCheckSpec,
-} from '@vigil/plugin-healthcheck-node';
+} from '@vigil/plugin-healthcheck-common';
+import { builtinProbeTypeDeclarations } from '@vigil/plugin-healthcheck-node';
 import { mockCredentials } from '@backstage/backend-test-utils';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import {

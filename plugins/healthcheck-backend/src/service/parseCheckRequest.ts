@@ -3,7 +3,7 @@ import {
   HealthCheckSpecProblem,
   HealthCheckSpecValidationOptions,
   validateHealthCheckSpec,
-} from '@vigil/plugin-healthcheck-node';
+} from '@vigil/plugin-healthcheck-common';
 import { InputError } from '@backstage/errors';
 import { HealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import { checkIdFromTitle, isApiCheckId } from './checkIds';

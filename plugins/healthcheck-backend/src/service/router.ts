@@ -1,4 +1,7 @@
-import type { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
+import {
+  type ProbeSecrets,
+  secretUsesOf,
+} from '@vigil/plugin-healthcheck-node';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
   AuditorService,
@@ -127,7 +130,7 @@ export async function createRouter(
   const validation = {
     probeTypes,
     minIntervalMs: options.minIntervalMs,
-    secrets: options.secrets,
+    secrets: options.secrets && secretUsesOf(options.secrets),
     allowPlaceholderHosts: options.allowPlaceholderHosts,
     source: 'api' as const,
   };

@@ -1,5 +1,5 @@
 import { builtinProbeTypeDeclarations } from './builtinProbeTypes';
-import { validateProbeConfig } from './probeConfigValidation';
+import { validateProbeConfig } from '@vigil/plugin-healthcheck-common';
 
 const byName = new Map(
   builtinProbeTypeDeclarations().map(probeType => [probeType.type, probeType]),

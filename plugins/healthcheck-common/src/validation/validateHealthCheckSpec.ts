@@ -1,4 +1,6 @@
 import { parseEntityRef } from '@backstage/catalog-model';
+import Ajv, { type ErrorObject } from 'ajv';
+import { validateConditions } from '../conditions';
 import {
   applyEnvironmentOverride,
   canonicalEnvironmentName,
@@ -11,13 +13,9 @@ import {
   parseDuration,
   resolveCheckTiming,
   TargetTemplateOptions,
-  validateCheckEnvironmentNames,
-  validateConditions,
-} from '@vigil/plugin-healthcheck-common';
-import type { ProbeType } from '../probes';
-import Ajv, { type ErrorObject } from 'ajv';
-import { validateProbeConfig } from './probeConfigValidation';
-import { type ProbeSecrets, templateOrigin } from '../secrets/secrets';
+} from '../model';
+import { validateCheckEnvironmentNames } from '../model/environmentNames';
+import { ProbeConfigRules, validateProbeConfig } from './probeConfigValidation';
 
 /**
  * The shortest interval a check may have unless configured otherwise.
@@ -37,10 +35,11 @@ export interface HealthCheckSpecValidationOptions {
    */
   probeTypes?: ProbeTypeLookup;
   /**
-   * The secrets checks may reference, which say where they may be sent and
-   * for which namespaces; references are not judged without them.
+   * Judges the secrets a check references: where they may be sent and for
+   * which namespaces (`@vigil/plugin-healthcheck-node`'s `secretUsesOf`
+   * over the configured secrets); references are not judged without it.
    */
-  secrets?: Pick<ProbeSecrets, 'findUseProblems'>;
+  secrets?: HealthCheckSecretUses;
   /**
    * Where the check comes from, which sets the namespace its secrets are
    * judged in: a HealthCheck entity's own (`defaultNamespace`), or, for a
@@ -64,11 +63,7 @@ export interface HealthCheckSpecValidationOptions {
  * @public
  */
 export interface ProbeTypeLookup {
-  get(
-    type: string,
-  ):
-    | Pick<ProbeType<any>, 'type' | 'configSchema' | 'validateConfig'>
-    | undefined;
+  get(type: string): ProbeConfigRules | undefined;
   /** The names, sorted. */
   list(): string[];
 }
@@ -86,6 +81,20 @@ export function probeTypeLookup(
   );
   const names = [...byName.keys()].sort();
   return { get: type => byName.get(type), list: () => names };
+}
+
+/**
+ * What judges the secret references of a check's config: the problems of
+ * one config (the check's own, or an environment's merged over it) sent to
+ * the target of one probe type, for a check in one namespace, each at its
+ * path under `path`.
+ * @public
+ */
+export interface HealthCheckSecretUses {
+  findUseProblems(
+    config: unknown,
+    use: { probeType: string; target: string; namespace: string; path: string },
+  ): HealthCheckSpecProblem[];
 }
 
 /**
@@ -127,8 +136,8 @@ const validateSchema = ajv.compile(healthCheckSpecSchema);
  * fields, wrong types, bad durations), then what a schema cannot say (an
  * unknown probe type, an interval below the minimum, unknown target
  * placeholders, refs that are not systems or components, conditions that
- * do not parse). Empty when the spec is fine. For the catalog processor and
- * the API alike.
+ * do not parse). Empty when the spec is fine. For the catalog processor, the
+ * API and the frontend's form alike.
  *
  * @public
  */
@@ -387,11 +396,10 @@ function findSecretUseProblems(
     if (typeof variant.target !== 'string' || !isObject(variant.config)) {
       continue;
     }
-    const { origin, perSlice } = templateOrigin(type, variant.target);
     for (const namespace of namespaces) {
       for (const problem of options.secrets!.findUseProblems(variant.config, {
-        origin,
-        originPerSlice: perSlice,
+        probeType: type,
+        target: variant.target,
         namespace,
         path: variant.path,
       })) {

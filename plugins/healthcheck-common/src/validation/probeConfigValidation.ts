@@ -1,5 +1,27 @@
 import Ajv, { type ValidateFunction } from 'ajv';
-import type { ProbeConfigProblem, ProbeType } from '../probes';
+
+/**
+ * One thing wrong with a probe type's config: where, as a path into it
+ * (`expect`, `headers.Authorization`), and why.
+ * @public
+ */
+export interface ProbeConfigProblem {
+  path: string;
+  reason: string;
+}
+
+/**
+ * What a probe type says of its config: its JSON schema and what the schema
+ * cannot say (a probe type of `@vigil/plugin-healthcheck-node` is one).
+ * @public
+ */
+export interface ProbeConfigRules {
+  type: string;
+  /** JSON schema of the type's own fields. */
+  configSchema?: object;
+  /** Problems the schema cannot find, for a config that meets it. */
+  validateConfig?(config: any): ProbeConfigProblem[];
+}
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -13,7 +35,7 @@ const compiled = new WeakMap<object, ValidateFunction>();
  * @public
  */
 export function validateProbeConfig(
-  probeType: Pick<ProbeType<unknown>, 'type' | 'configSchema'>,
+  probeType: Pick<ProbeConfigRules, 'type' | 'configSchema'>,
   config: unknown,
 ): ProbeConfigProblem[] {
   const schema = probeType.configSchema;

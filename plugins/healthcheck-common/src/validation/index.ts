@@ -1,0 +1,2 @@
+export * from './validateHealthCheckSpec';
+export * from './probeConfigValidation';
