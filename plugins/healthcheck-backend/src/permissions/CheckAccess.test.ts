@@ -58,11 +58,11 @@ describe('unreadableSystemProblems', () => {
       ),
     ).toEqual([
       {
-        path: 'spec.systems[1]',
+        path: ['spec', 'systems', 1],
         reason: 'there is no system "secret" that you can read',
       },
       {
-        path: 'spec.systems[2]',
+        path: ['spec', 'systems', 2],
         reason: 'there is no system "nowhere" that you can read',
       },
     ]);
@@ -170,7 +170,7 @@ describe('CheckAccess', () => {
       await access.unreadableSystems(['payments', 'secret'], alice),
     ).toEqual([
       {
-        path: 'spec.systems[1]',
+        path: ['spec', 'systems', 1],
         reason: 'there is no system "secret" that you can read',
       },
     ]);

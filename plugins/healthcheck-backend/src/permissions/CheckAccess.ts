@@ -59,7 +59,7 @@ export function unreadableSystemProblems(
       ? []
       : [
           {
-            path: `spec.systems[${index}]`,
+            path: ['spec', 'systems', index],
             reason: `there is no system ${JSON.stringify(
               ref,
             )} that you can read`,

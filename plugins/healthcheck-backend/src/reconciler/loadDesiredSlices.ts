@@ -10,8 +10,10 @@ import {
   ANNOTATION_SOURCE_LOCATION,
 } from '@backstage/catalog-model';
 import {
+  formatSpecProblems,
   HEALTHCHECK_KIND,
   HealthCheckSpec,
+  HealthCheckSpecProblem,
   isHealthCheckEntity,
   resolveCheckTiming,
 } from '@vigil/plugin-healthcheck-common';
@@ -81,7 +83,7 @@ export interface InvalidCheck {
 export type CheckSpecValidator = (
   spec: unknown,
   context: { defaultNamespace: string; source: 'catalog' | 'api' },
-) => Array<{ path: string; reason: string }>;
+) => HealthCheckSpecProblem[];
 
 /** Everything a full reconcile derives, with what it found wrong on the way. */
 export interface LoadedDesiredSlices extends DesiredSliceSet {
@@ -219,9 +221,7 @@ export async function loadDesiredSlices(options: {
     version: string | undefined,
   ) => {
     const judge = () =>
-      (options.validateSpec?.(spec, context) ?? []).map(
-        p => `${p.path}: ${p.reason}`,
-      );
+      formatSpecProblems(options.validateSpec?.(spec, context) ?? []);
     const problems =
       memo && version !== undefined
         ? memo.judgement(id, version, judge)

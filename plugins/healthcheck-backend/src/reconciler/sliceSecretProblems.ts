@@ -24,9 +24,11 @@ export function sliceSecretProblems(
   const namespace = parseEntityRef(
     isApiCheckId(slice.checkId) ? slice.systemRef : slice.checkId,
   ).namespace;
-  return secrets.findUseProblems(slice.config, {
-    origin: targetOrigin(slice.type, slice.target),
-    namespace,
-    path: 'config',
-  });
+  return secrets
+    .findUseProblems(slice.config, {
+      origin: targetOrigin(slice.type, slice.target),
+      namespace,
+      path: 'config',
+    })
+    .map(({ path, reason }) => ({ path, reason }));
 }

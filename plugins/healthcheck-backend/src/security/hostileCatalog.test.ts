@@ -128,7 +128,7 @@ describe('a catalog written by an attacker', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.problems).toEqual([
         {
-          path: 'spec.conditions[0]',
+          path: ['spec', 'conditions', 0],
           reason: expect.stringContaining('nest more than 16 deep'),
         },
       ]);

@@ -82,7 +82,7 @@ describe('parseCheckRequest', () => {
     for (const body of [undefined, null, [], 'spec', 3]) {
       expect(problemsOf(body, create)).toEqual([
         {
-          path: '',
+          path: [],
           reason:
             'the body must be a JSON object with the fields id, title, spec',
         },
@@ -103,17 +103,17 @@ describe('parseCheckRequest', () => {
       ),
     ).toEqual([
       {
-        path: 'revision',
+        path: ['revision'],
         reason: 'unknown field; the fields here are id, title, spec',
       },
-      { path: 'title', reason: 'must not be blank; leave it out instead' },
+      { path: ['title'], reason: 'must not be blank; leave it out instead' },
       {
-        path: 'id',
+        path: ['id'],
         reason:
           '"Payments HTTP" is not a check id: use 1 to 63 lower-case letters, digits and dashes, starting with a letter or digit, such as payments-http',
       },
       {
-        path: 'spec.interval',
+        path: ['spec', 'interval'],
         reason: expect.stringMatching(/^"soon" is not a duration: /),
       },
     ]);
@@ -122,7 +122,7 @@ describe('parseCheckRequest', () => {
   it('requires a spec', () => {
     expect(problemsOf({ id: 'x' }, create)).toEqual([
       {
-        path: 'spec',
+        path: ['spec'],
         reason: 'is required: the check, as in a HealthCheck entity',
       },
     ]);
@@ -130,19 +130,19 @@ describe('parseCheckRequest', () => {
 
   it('refuses titles that are not text or too long', () => {
     expect(problemsOf({ id: 'x', title: 7, spec }, create)).toEqual([
-      { path: 'title', reason: 'must be a string' },
+      { path: ['title'], reason: 'must be a string' },
     ]);
     expect(
       problemsOf({ id: 'x', title: 't'.repeat(256), spec }, create),
     ).toEqual([
-      { path: 'title', reason: 'must be at most 255 characters, not 256' },
+      { path: ['title'], reason: 'must be at most 255 characters, not 256' },
     ]);
   });
 
   it('asks for an id when the title yields none', () => {
     expect(problemsOf({ title: '健康', spec }, create)).toEqual([
       {
-        path: 'id',
+        path: ['id'],
         reason:
           'cannot be derived from the title "健康", which has no Latin letters or digits; give one',
       },
@@ -152,10 +152,10 @@ describe('parseCheckRequest', () => {
   it('refuses an update whose body names another id or a revision below 1', () => {
     expect(
       problemsOf({ id: 'other', revision: 1.5, spec }, update).map(p => p.path),
-    ).toEqual(['id', 'revision']);
+    ).toEqual([['id'], ['revision']]);
     expect(problemsOf({ revision: '3', spec }, update)).toEqual([
       {
-        path: 'revision',
+        path: ['revision'],
         reason:
           'must be the whole number 1 or more that the check had when you read it, not "3"',
       },
@@ -180,11 +180,11 @@ describe('parseCheckRequest', () => {
       ),
     ).toEqual([
       {
-        path: 'spec.type',
+        path: ['spec', 'type'],
         reason: 'unknown probe type "grpc"; the known types are http, tcp',
       },
       {
-        path: 'spec.interval',
+        path: ['spec', 'interval'],
         reason: '10s is below the minimum interval of 30s',
       },
     ]);
@@ -197,7 +197,10 @@ describe('parseCheckRequest', () => {
         { ...create, validation: { probeTypes } },
       ),
     ).toEqual([
-      { path: 'spec.config.method', reason: 'must be one of GET, HEAD' },
+      {
+        path: ['spec', 'config', 'method'],
+        reason: 'must be one of GET, HEAD',
+      },
     ]);
   });
 });
@@ -205,7 +208,7 @@ describe('parseCheckRequest', () => {
 describe('InvalidCheckError', () => {
   it('puts a single problem on one line', () => {
     const error = new InvalidCheckError([
-      { path: 'spec.interval', reason: 'is not a duration' },
+      { path: ['spec', 'interval'], reason: 'is not a duration' },
     ]);
     expect(error.name).toBe('InputError');
     expect(error.message).toBe(
@@ -215,8 +218,8 @@ describe('InvalidCheckError', () => {
 
   it('puts several problems one per line, after their count', () => {
     const error = new InvalidCheckError([
-      { path: 'id', reason: 'is required' },
-      { path: 'spec.target', reason: 'is required; really' },
+      { path: ['id'], reason: 'is required' },
+      { path: ['spec', 'target'], reason: 'is required; really' },
     ]);
     expect(error.message).toBe(
       'Invalid check, 2 problems:\n- id: is required\n- spec.target: is required; really',

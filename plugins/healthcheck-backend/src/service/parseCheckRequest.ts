@@ -82,14 +82,14 @@ export function parseCheckRequest(
   options: CheckRequestOptions,
 ): CheckRequest {
   const problems: HealthCheckSpecProblem[] = [];
-  const report = (path: string, reason: string) =>
-    problems.push({ path, reason });
+  const report = (field: string, reason: string) =>
+    problems.push({ path: [field], reason });
   const fields = options.operation === 'create' ? CREATE_FIELDS : UPDATE_FIELDS;
 
   if (!isObject(body)) {
     throw new InvalidCheckError([
       {
-        path: '',
+        path: [],
         reason: `the body must be a JSON object with the fields ${fields.join(
           ', ',
         )}`,

@@ -11,7 +11,11 @@ import {
 } from '@backstage/backend-test-utils';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
-import { HealthCheckSpec } from '@vigil/plugin-healthcheck-common';
+import {
+  formatProblemPath,
+  HealthCheckSpec,
+  HealthCheckSpecProblem,
+} from '@vigil/plugin-healthcheck-common';
 import request from 'supertest';
 import { DatabaseHealthcheckStore } from '../database/DatabaseHealthcheckStore';
 import {
@@ -306,11 +310,8 @@ describe('POST /v1/checks', () => {
 
     expect(res.status).toBe(400);
     expect(res.body.error.name).toBe('InputError');
-    const problems = res.body.error.problems as Array<{
-      path: string;
-      reason: string;
-    }>;
-    expect(problems.map(p => p.path)).toEqual([
+    const problems = res.body.error.problems as HealthCheckSpecProblem[];
+    expect(problems.map(p => formatProblemPath(p.path))).toEqual([
       'colour',
       'id',
       'spec.target',
@@ -321,11 +322,11 @@ describe('POST /v1/checks', () => {
       'spec.systems[0]',
     ]);
     expect(problems).toContainEqual({
-      path: 'spec.type',
+      path: ['spec', 'type'],
       reason: 'unknown probe type "smtp"; the known types are http, tcp',
     });
     expect(problems).toContainEqual({
-      path: 'spec.target',
+      path: ['spec', 'target'],
       reason:
         'is required: what to probe, such as https://{{ system.name }}.example.com/health',
     });
@@ -333,7 +334,7 @@ describe('POST /v1/checks', () => {
     const lines = res.body.error.message.split('\n');
     expect(lines[0]).toBe('Invalid check, 8 problems:');
     expect(lines.slice(1)).toEqual(
-      problems.map(p => `- ${p.path}: ${p.reason}`),
+      problems.map(p => `- ${formatProblemPath(p.path)}: ${p.reason}`),
     );
     expect(audit.summary()).toEqual([
       {
@@ -359,13 +360,16 @@ describe('POST /v1/checks', () => {
       });
     expect(res.status).toBe(400);
     expect(res.body.error.problems).toEqual([
-      { path: 'spec.config.method', reason: 'must be one of GET, HEAD' },
       {
-        path: 'spec.environmentOverrides.prod.config',
+        path: ['spec', 'config', 'method'],
+        reason: 'must be one of GET, HEAD',
+      },
+      {
+        path: ['spec', 'environmentOverrides', 'prod', 'config'],
         reason: "unknown field 'retries'",
       },
       {
-        path: 'spec.environmentOverrides.prod.config.method',
+        path: ['spec', 'environmentOverrides', 'prod', 'config', 'method'],
         reason: 'must be one of GET, HEAD',
       },
     ]);
@@ -387,7 +391,7 @@ describe('POST /v1/checks', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.problems).toEqual([
       {
-        path: 'spec.target',
+        path: ['spec', 'target'],
         reason: expect.stringContaining(
           'healthcheck.targets.allowPlaceholderHosts',
         ),
@@ -533,7 +537,7 @@ describe('POST /v1/checks', () => {
     );
     expect(res.body.error.problems).toEqual([
       {
-        path: 'spec.systems[1]',
+        path: ['spec', 'systems', 1],
         reason: 'there is no system "secret" that you can read',
       },
     ]);
@@ -766,17 +770,17 @@ describe('PUT /v1/checks/:id', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.problems).toEqual([
       {
-        path: 'id',
+        path: ['id'],
         reason:
           'is "other" but the path names "payments-http"; a check\'s id cannot change',
       },
       {
-        path: 'revision',
+        path: ['revision'],
         reason:
           'must be the whole number 1 or more that the check had when you read it, not 0',
       },
       {
-        path: 'spec.interval',
+        path: ['spec', 'interval'],
         reason: '1s is below the minimum interval of 5s',
       },
     ]);

@@ -473,13 +473,13 @@ describe.each(databases.eachSupportedId())(
       expect([hidden.status, missing.status]).toEqual([400, 400]);
       expect(hidden.body.error.problems).toEqual([
         {
-          path: 'spec.systems[1]',
+          path: ['spec', 'systems', 1],
           reason: 'there is no system "bravo" that you can read',
         },
       ]);
       expect(missing.body.error.problems).toEqual([
         {
-          path: 'spec.systems[1]',
+          path: ['spec', 'systems', 1],
           reason: 'there is no system "nowhere" that you can read',
         },
       ]);

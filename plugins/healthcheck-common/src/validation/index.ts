@@ -1,2 +1,3 @@
 export * from './validateHealthCheckSpec';
 export * from './probeConfigValidation';
+export * from './problemPath';

@@ -1,3 +1,4 @@
+import { formatProblemPath } from './problemPath';
 import { validateHealthCheckSpec } from './validateHealthCheckSpec';
 
 describe('validateHealthCheckSpec', () => {
@@ -15,9 +16,12 @@ describe('validateHealthCheckSpec', () => {
     expect(
       validateHealthCheckSpec({ ...spec, interval: '2s', paused: 1 }),
     ).toEqual([
-      { path: 'spec.paused', reason: 'must be true or false, not number 1' },
       {
-        path: 'spec.interval',
+        path: ['spec', 'paused'],
+        reason: 'must be true or false, not number 1',
+      },
+      {
+        path: ['spec', 'interval'],
         reason: '2s is below the minimum interval of 5s',
       },
     ]);
@@ -30,9 +34,9 @@ describe('validateHealthCheckSpec', () => {
         { rootPath: '' },
       ),
     ).toEqual([
-      { path: 'environmentOverrides', reason: '"" is not a valid key here' },
+      { path: ['environmentOverrides'], reason: '"" is not a valid key here' },
       {
-        path: 'systems[0]',
+        path: ['systems', 0],
         reason:
           'Entity reference "system:x/" was not on the form [<kind>:][<namespace>/]<name>',
       },
@@ -47,11 +51,11 @@ describe('validateHealthCheckSpec', () => {
       ),
     ).toEqual([
       {
-        path: 'components[1]',
+        path: ['components', 1],
         reason: '"system:shop" refers to a system; a check targets components',
       },
       {
-        path: 'components[2]',
+        path: ['components', 2],
         reason:
           'Entity reference "component:" was not on the form [<kind>:][<namespace>/]<name>',
       },
@@ -66,7 +70,7 @@ describe('validateHealthCheckSpec', () => {
       }),
     ).toEqual([
       {
-        path: 'spec.environmentOverrides.eu-west.target',
+        path: ['spec', 'environmentOverrides', 'eu-west', 'target'],
         reason:
           'unknown placeholder "{{ region }}" at position 7; use {{ system.name }} or {{ environment.name }}',
       },
@@ -76,7 +80,7 @@ describe('validateHealthCheckSpec', () => {
   it('refuses an owner that is not an entity ref', () => {
     expect(validateHealthCheckSpec({ ...spec, owner: 'group:' })).toEqual([
       {
-        path: 'spec.owner',
+        path: ['spec', 'owner'],
         reason: expect.stringContaining('Entity reference "group:"'),
       },
     ]);
@@ -127,9 +131,12 @@ describe('validateHealthCheckSpec', () => {
         'must be at most 100, not 1000000',
       ],
     ])('%s', (_what, change, path, reason) => {
-      expect(validateHealthCheckSpec({ ...spec, ...change })).toEqual([
-        { path, reason },
-      ]);
+      expect(
+        validateHealthCheckSpec({ ...spec, ...change }).map(problem => ({
+          path: formatProblemPath(problem.path),
+          reason: problem.reason,
+        })),
+      ).toEqual([{ path, reason }]);
     });
 
     it('refuses a condition nested a hundred deep at its position, without a stack overflow', () => {
@@ -138,7 +145,7 @@ describe('validateHealthCheckSpec', () => {
         validateHealthCheckSpec({ ...spec, conditions: [nested] }),
       ).toEqual([
         {
-          path: 'spec.conditions[0]',
+          path: ['spec', 'conditions', 0],
           reason: expect.stringContaining(
             'at position 67: brackets and parentheses nest more than 16 deep here',
           ),
@@ -153,7 +160,7 @@ describe('validateHealthCheckSpec', () => {
         validateHealthCheckSpec({ ...spec, interval: '5m', timeout: '90s' }),
       ).toEqual([
         {
-          path: 'spec.timeout',
+          path: ['spec', 'timeout'],
           reason: '90s is longer than the longest timeout, 1m',
         },
       ]);
@@ -164,7 +171,7 @@ describe('validateHealthCheckSpec', () => {
         validateHealthCheckSpec({ ...spec, interval: '10s', timeout: '15s' }),
       ).toEqual([
         {
-          path: 'spec.timeout',
+          path: ['spec', 'timeout'],
           reason:
             '15s is longer than the interval, 10s: a run must end before the next one is due',
         },
@@ -203,7 +210,7 @@ describe('validateHealthCheckSpec', () => {
         validateHealthCheckSpec({ ...spec, type: 'grpc' }, { probeTypes }),
       ).toEqual([
         {
-          path: 'spec.type',
+          path: ['spec', 'type'],
           reason: 'unknown probe type "grpc"; the known types are bare, http',
         },
       ]);
@@ -225,7 +232,7 @@ describe('validateHealthCheckSpec', () => {
         ),
       ).toEqual([
         {
-          path: 'spec.environmentOverrides["2nd-dc"].config.method',
+          path: ['spec', 'environmentOverrides', '2nd-dc', 'config', 'method'],
           reason: 'must be one of GET, HEAD',
         },
       ]);
@@ -237,14 +244,17 @@ describe('validateHealthCheckSpec', () => {
           { ...spec, config: { expect: '(' } },
           { probeTypes },
         ),
-      ).toEqual([{ path: 'spec.config.expect', reason: 'no' }]);
+      ).toEqual([{ path: ['spec', 'config', 'expect'], reason: 'no' }]);
       expect(
         validateHealthCheckSpec(
           { ...spec, config: { expect: '(', method: 'PUT' } },
           { probeTypes },
         ),
       ).toEqual([
-        { path: 'spec.config.method', reason: 'must be one of GET, HEAD' },
+        {
+          path: ['spec', 'config', 'method'],
+          reason: 'must be one of GET, HEAD',
+        },
       ]);
     });
 

@@ -16,6 +16,7 @@ import {
 } from '../model';
 import { validateCheckEnvironmentNames } from '../model/environmentNames';
 import { ProbeConfigRules, validateProbeConfig } from './probeConfigValidation';
+import { formatProblemPath, ProblemPath } from './problemPath';
 
 /**
  * The shortest interval a check may have unless configured otherwise.
@@ -93,17 +94,22 @@ export function probeTypeLookup(
 export interface HealthCheckSecretUses {
   findUseProblems(
     config: unknown,
-    use: { probeType: string; target: string; namespace: string; path: string },
+    use: {
+      probeType: string;
+      target: string;
+      namespace: string;
+      path: ProblemPath;
+    },
   ): HealthCheckSpecProblem[];
 }
 
 /**
- * One thing wrong with a check spec: where (`spec.interval`,
- * `spec.conditions[2]`) and why.
+ * One thing wrong with a check spec: where (`['spec', 'interval']`,
+ * `['spec', 'conditions', 2]`) and why.
  * @public
  */
 export interface HealthCheckSpecProblem {
-  path: string;
+  path: ProblemPath;
   reason: string;
 }
 
@@ -130,6 +136,19 @@ ajv.addFormat('duration', {
 });
 const validateSchema = ajv.compile(healthCheckSpecSchema);
 
+/** The paths already reported, compared by value. */
+class SeenPaths {
+  readonly #keys = new Set<string>();
+
+  add(path: ProblemPath) {
+    this.#keys.add(JSON.stringify(path));
+  }
+
+  has(path: ProblemPath): boolean {
+    return this.#keys.has(JSON.stringify(path));
+  }
+}
+
 /**
  * Every problem of a check spec, each with its field path and reason: first
  * what the JSON schema from `healthcheck-common` finds (unknown and missing
@@ -145,10 +164,11 @@ export function validateHealthCheckSpec(
   spec: unknown,
   options: HealthCheckSpecValidationOptions = {},
 ): HealthCheckSpecProblem[] {
-  const root = options.rootPath ?? 'spec';
+  const rootPath = options.rootPath ?? 'spec';
+  const root: ProblemPath = rootPath ? [rootPath] : [];
   const problems: HealthCheckSpecProblem[] = [];
-  const seenPaths = new Set<string>();
-  const report = (path: string, reason: string) => {
+  const seenPaths = new SeenPaths();
+  const report = (path: ProblemPath, reason: string) => {
     problems.push({ path, reason });
     seenPaths.add(path);
   };
@@ -165,14 +185,14 @@ export function validateHealthCheckSpec(
   if (!isObject(spec)) {
     return problems;
   }
-  const fine = (field: string) => !seenPaths.has(join(root, field));
+  const fine = (...field: ProblemPath) => !seenPaths.has([...root, ...field]);
 
   if (options.probeTypes && typeof spec.type === 'string' && fine('type')) {
     const probeType = options.probeTypes.get(spec.type);
     if (spec.type !== '' && !probeType) {
       const known = options.probeTypes.list();
       report(
-        join(root, 'type'),
+        [...root, 'type'],
         `unknown probe type ${JSON.stringify(spec.type)}; the known types are ${
           known.length > 0 ? [...known].sort().join(', ') : '(none)'
         }`,
@@ -200,15 +220,15 @@ export function validateHealthCheckSpec(
       spec.target,
       targetOptions,
     )) {
-      report(join(root, 'target'), reason);
+      report([...root, 'target'], reason);
     }
   }
 
   for (const problem of validateCheckEnvironmentNames(spec)) {
     const path =
       problem.field === 'environments'
-        ? `${join(root, 'environments')}[${problem.index}]`
-        : pathOf(join(root, 'environmentOverrides'), problem.key);
+        ? [...root, 'environments', problem.index]
+        : [...root, 'environmentOverrides', problem.key];
     // An empty key is the schema's to report, at the overrides themselves.
     const emptyKey = problem.field === 'environmentOverrides' && !problem.key;
     if (!seenPaths.has(path) && !emptyKey) {
@@ -229,7 +249,7 @@ export function validateHealthCheckSpec(
   if (Array.isArray(spec.conditions)) {
     for (const problem of validateConditions(spec.conditions)) {
       report(
-        `${join(root, 'conditions')}[${problem.index}]`,
+        [...root, 'conditions', problem.index],
         `${JSON.stringify(abbreviate(problem.condition))}, at position ${
           problem.position
         }: ${problem.reason}`,
@@ -244,16 +264,12 @@ export function validateHealthCheckSpec(
       continue;
     }
     refs.forEach((ref, index) => {
-      if (
-        typeof ref !== 'string' ||
-        ref === '' ||
-        !fine(`${field}[${index}]`)
-      ) {
+      if (typeof ref !== 'string' || ref === '' || !fine(field, index)) {
         return;
       }
       const reason = refProblem(ref, kind, namespace, role);
       if (reason) {
-        report(`${join(root, field)}[${index}]`, reason);
+        report([...root, field, index], reason);
       }
     });
   }
@@ -262,7 +278,7 @@ export function validateHealthCheckSpec(
     try {
       parseEntityRef(spec.owner, { defaultKind: 'group' });
     } catch (error) {
-      report(join(root, 'owner'), (error as Error).message);
+      report([...root, 'owner'], (error as Error).message);
     }
   }
   return problems;
@@ -276,16 +292,16 @@ export function formatSpecProblems(
   problems: HealthCheckSpecProblem[],
 ): string[] {
   return problems.map(({ path, reason }) =>
-    path ? `${path}: ${reason}` : reason,
+    path.length > 0 ? `${formatProblemPath(path)}: ${reason}` : reason,
   );
 }
 
 function checkTiming(
   spec: Record<string, unknown>,
   options: HealthCheckSpecValidationOptions,
-  root: string,
-  report: (path: string, reason: string) => void,
-  fine: (field: string) => boolean,
+  root: ProblemPath,
+  report: (path: ProblemPath, reason: string) => void,
+  fine: (...field: ProblemPath) => boolean,
 ) {
   let intervalMs: number | undefined;
   if (
@@ -298,7 +314,7 @@ function checkTiming(
     const minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
     if (intervalMs < minIntervalMs) {
       report(
-        join(root, 'interval'),
+        [...root, 'interval'],
         `${formatDuration(
           intervalMs,
         )} is below the minimum interval of ${formatDuration(minIntervalMs)}${
@@ -313,17 +329,17 @@ function checkTiming(
   const timeoutMs = parseDuration(spec.timeout);
   const { maxTimeoutMs } = HEALTHCHECK_SPEC_LIMITS;
   if (timeoutMs === 0) {
-    report(join(root, 'timeout'), 'must be longer than 0s');
+    report([...root, 'timeout'], 'must be longer than 0s');
   } else if (timeoutMs > maxTimeoutMs) {
     report(
-      join(root, 'timeout'),
+      [...root, 'timeout'],
       `${spec.timeout} is longer than the longest timeout, ${formatDuration(
         maxTimeoutMs,
       )}`,
     );
   } else if (intervalMs !== undefined && timeoutMs > intervalMs) {
     report(
-      join(root, 'timeout'),
+      [...root, 'timeout'],
       `${spec.timeout} is longer than the interval, ${formatDuration(
         intervalMs,
       )}${
@@ -339,11 +355,11 @@ function checkTiming(
  */
 function configVariants(
   spec: Record<string, unknown>,
-  root: string,
+  root: ProblemPath,
 ): Array<{
   config: unknown;
   target: unknown;
-  path: string;
+  path: ProblemPath;
   /** Whether this is an override with a config of its own. */
   ownConfig: boolean;
 }> {
@@ -351,7 +367,7 @@ function configVariants(
     {
       config: spec.config ?? {},
       target: spec.target,
-      path: join(root, 'config'),
+      path: [...root, 'config'],
       ownConfig: false,
     },
   ];
@@ -368,7 +384,7 @@ function configVariants(
       variants.push({
         config: merged.config,
         target: merged.target,
-        path: join(pathOf(join(root, 'environmentOverrides'), name), 'config'),
+        path: [...root, 'environmentOverrides', name, 'config'],
         ownConfig: isObject(override.config),
       });
     }
@@ -384,7 +400,7 @@ function configVariants(
 function findSecretUseProblems(
   spec: Record<string, unknown>,
   options: HealthCheckSpecValidationOptions,
-  root: string,
+  root: ProblemPath,
 ): HealthCheckSpecProblem[] {
   const type = spec.type as string;
   const namespaces =
@@ -403,7 +419,10 @@ function findSecretUseProblems(
         namespace,
         path: variant.path,
       })) {
-        found.set(`${problem.path}\n${problem.reason}`, problem);
+        found.set(
+          `${formatProblemPath(problem.path)}\n${problem.reason}`,
+          problem,
+        );
       }
     }
   }
@@ -437,7 +456,7 @@ function systemNamespaces(systems: unknown): string[] {
 function findProbeConfigProblems(
   spec: Record<string, unknown>,
   probeType: NonNullable<ReturnType<ProbeTypeLookup['get']>>,
-  root: string,
+  root: ProblemPath,
 ): HealthCheckSpecProblem[] {
   if (!probeType.configSchema && !probeType.validateConfig) {
     return [];
@@ -449,14 +468,12 @@ function findProbeConfigProblems(
   );
   return configs.flatMap(({ config, path }) => {
     const schemaProblems = validateProbeConfig(probeType, config);
-    if (schemaProblems.length > 0) {
-      return schemaProblems.map(problem => ({
-        path: problem.path ? `${path}.${problem.path}` : path,
-        reason: problem.reason,
-      }));
-    }
-    return (probeType.validateConfig?.(config) ?? []).map(problem => ({
-      path: problem.path ? `${path}.${problem.path}` : path,
+    const found =
+      schemaProblems.length > 0
+        ? schemaProblems
+        : probeType.validateConfig?.(config) ?? [];
+    return found.map(problem => ({
+      path: [...path, ...configPathSegments(problem.path)],
       reason: problem.reason,
     }));
   });
@@ -464,19 +481,19 @@ function findProbeConfigProblems(
 
 function checkOverrides(
   overrides: Record<string, unknown>,
-  root: string,
-  report: (path: string, reason: string) => void,
-  seenPaths: Set<string>,
+  root: ProblemPath,
+  report: (path: ProblemPath, reason: string) => void,
+  seenPaths: SeenPaths,
   targetOptions: TargetTemplateOptions,
 ) {
-  const base = join(root, 'environmentOverrides');
+  const base = [...root, 'environmentOverrides'];
   const keyByName = new Map<string, string>();
   for (const key of Object.keys(overrides).sort()) {
     const name = canonicalEnvironmentName(key);
     const earlier = keyByName.get(name);
     if (earlier !== undefined) {
       report(
-        pathOf(base, key),
+        [...base, key],
         `names the same environment as ${JSON.stringify(
           earlier,
         )} (names are compared without regard to case); merge the two`,
@@ -485,7 +502,7 @@ function checkOverrides(
       keyByName.set(name, key);
     }
     const override = overrides[key];
-    const targetPath = join(pathOf(base, key), 'target');
+    const targetPath = [...base, key, 'target'];
     if (
       isObject(override) &&
       typeof override.target === 'string' &&
@@ -537,7 +554,7 @@ const REQUIRED_REASONS: Record<string, string> = {
 function describeSchemaError(
   error: ErrorObject,
   spec: unknown,
-  root: string,
+  root: ProblemPath,
 ): HealthCheckSpecProblem | undefined {
   const segments = error.instancePath
     .split('/')
@@ -556,7 +573,7 @@ function describeSchemaError(
   switch (error.keyword) {
     case 'required':
       return {
-        path: pathOf(path, String(params.missingProperty)),
+        path: [...path, String(params.missingProperty)],
         reason:
           REQUIRED_REASONS[String(params.missingProperty)] ?? 'is required',
       };
@@ -565,7 +582,7 @@ function describeSchemaError(
         (error.parentSchema as { properties?: object })?.properties ?? {},
       );
       return {
-        path: pathOf(path, String(params.additionalProperty)),
+        path: [...path, String(params.additionalProperty)],
         reason: `unknown field; the fields here are ${known.join(', ')}`,
       };
     }
@@ -647,31 +664,34 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
-/** `spec.environmentOverrides["eu west"].target`, `spec.systems[0]`. */
-function pathFromSegments(root: string, segments: string[], spec: unknown) {
-  let path = root;
+/** `['spec', 'environmentOverrides', 'eu west', 'target']`, `['spec', 'systems', 0]`. */
+function pathFromSegments(
+  root: ProblemPath,
+  segments: string[],
+  spec: unknown,
+): ProblemPath {
+  const path = [...root];
   let value: unknown = spec;
   for (const segment of segments) {
     if (Array.isArray(value)) {
-      path = `${path}[${segment}]`;
+      path.push(Number(segment));
       value = value[Number(segment)];
     } else {
-      path = pathOf(path, segment);
+      path.push(segment);
       value = isObject(value) ? value[segment] : undefined;
     }
   }
   return path;
 }
 
-function pathOf(base: string, key: string): string {
-  if (/^[A-Za-z_$][\w$-]*$/.test(key)) {
-    return join(base, key);
-  }
-  return `${base}[${JSON.stringify(key)}]`;
-}
-
-function join(base: string, field: string): string {
-  return base ? `${base}.${field}` : field;
+/**
+ * A probe type's dotted path into its config (`headers.Authorization`,
+ * `answers.0`) as keys and indexes.
+ */
+function configPathSegments(path: string): ProblemPath {
+  return path
+    ? path.split('.').map(part => (/^\d+$/.test(part) ? Number(part) : part))
+    : [];
 }
 
 /** Long text cut to its first 60 characters, for a readable reason. */

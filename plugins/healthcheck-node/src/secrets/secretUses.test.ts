@@ -41,7 +41,14 @@ describe('secretUsesOf: the spec validator with the secrets', () => {
       ),
     ).toEqual([
       {
-        path: 'spec.environmentOverrides.staging.config.headers.Authorization',
+        path: [
+          'spec',
+          'environmentOverrides',
+          'staging',
+          'config',
+          'headers',
+          'Authorization',
+        ],
         reason:
           "secret 'PAYMENTS_TOKEN' may not be sent to https://collector.example.net:443: its allowedOrigins do not include that origin",
       },

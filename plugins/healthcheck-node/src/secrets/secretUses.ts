@@ -14,12 +14,16 @@ export function secretUsesOf(
   return {
     findUseProblems(config, { probeType, target, namespace, path }) {
       const { origin, perSlice } = templateOrigin(probeType, target);
-      return secrets.findUseProblems(config, {
-        origin,
-        originPerSlice: perSlice,
-        namespace,
-        path,
-      });
+      return secrets
+        .findUseProblems(config, {
+          origin,
+          originPerSlice: perSlice,
+          namespace,
+        })
+        .map(problem => ({
+          path: [...path, ...problem.configPath],
+          reason: problem.reason,
+        }));
     },
   };
 }

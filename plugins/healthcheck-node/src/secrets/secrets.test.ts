@@ -273,6 +273,7 @@ describe('ProbeSecrets', () => {
       ).toEqual([
         {
           path: '',
+          configPath: [],
           reason:
             "secret 'PAYMENTS_TOKEN' is unknown, or not allowed for checks in namespace 'marketing'",
         },
@@ -321,6 +322,7 @@ describe('ProbeSecrets', () => {
       expect(unknown).toEqual([
         {
           path: 'spec.config.headers.X-Key',
+          configPath: ['headers', 'X-Key'],
           reason:
             "secret 'NO_SUCH_SECRET' is unknown, or not allowed for checks in namespace 'marketing'",
         },
@@ -328,6 +330,7 @@ describe('ProbeSecrets', () => {
       expect(otherTeams).toEqual([
         {
           path: 'spec.config.headers.X-Key',
+          configPath: ['headers', 'X-Key'],
           reason:
             "secret 'PAYMENTS_TOKEN' is unknown, or not allowed for checks in namespace 'marketing'",
         },
@@ -342,6 +345,7 @@ describe('ProbeSecrets', () => {
       ).toEqual([
         {
           path: '',
+          configPath: [],
           reason:
             "secret 'PAYMENTS_TOKEN' is unknown, or not allowed for this check",
         },
@@ -370,8 +374,12 @@ describe('ProbeSecrets', () => {
             namespace: 'payments',
           }),
         ).toEqual([
-          { path: 'headers.Authorization', reason: refusal(origin) },
-          { path: 'body', reason: refusal(origin) },
+          {
+            path: 'headers.Authorization',
+            configPath: ['headers', 'Authorization'],
+            reason: refusal(origin),
+          },
+          { path: 'body', configPath: ['body'], reason: refusal(origin) },
         ]);
       }
     });
@@ -405,6 +413,7 @@ describe('ProbeSecrets', () => {
       expect(problemsAt('tcp://redis.example.com:6380')).toEqual([
         {
           path: 'send',
+          configPath: ['send'],
           reason:
             "secret 'REDIS_PASSWORD' may not be sent to tcp://redis.example.com:6380: its allowedOrigins do not include that origin",
         },
@@ -429,6 +438,7 @@ describe('ProbeSecrets', () => {
       ).toEqual([
         {
           path: '',
+          configPath: [],
           reason:
             "secret 'REDIS_PASSWORD' may be sent only to its allowedOrigins, and this check's target has no origin to compare with them",
         },
@@ -444,6 +454,7 @@ describe('ProbeSecrets', () => {
       ).toEqual([
         {
           path: 'spec.config.body',
+          configPath: ['body'],
           reason:
             "malformed secret reference '${secret:}': a secret name starts with a letter or '_' and holds letters, digits, '_', '.' and '-'",
         },

@@ -101,6 +101,8 @@ export interface SecretUse {
 export interface SecretUseProblem {
   /** Where the reference is: `spec.config.headers.Authorization`. */
   path: string;
+  /** Where it is within the config, as keys and list indexes: `['headers', 'Authorization']`. */
+  configPath: Array<string | number>;
   reason: string;
 }
 
@@ -127,29 +129,37 @@ function joinPath(path: string, key: string | number): string {
   return path ? `${path}.${key}` : key;
 }
 
-type FoundReference = SecretReference & { malformed?: string };
+type FoundReference = SecretReference & {
+  segments: Array<string | number>;
+  malformed?: string;
+};
 
 /** Every reference in a JSON value, malformed ones marked rather than thrown. */
-function scanReferences(value: unknown, path: string): FoundReference[] {
+function scanReferences(
+  value: unknown,
+  path: string,
+  segments: Array<string | number> = [],
+): FoundReference[] {
   if (typeof value === 'string') {
     return [...value.matchAll(SECRET_REFERENCE)].map(match =>
       SECRET_NAME.test(match[1])
-        ? { name: match[1], path }
+        ? { name: match[1], path, segments }
         : {
             name: match[1],
             path,
+            segments,
             malformed: `malformed secret reference '${match[0]}': ${SECRET_NAME_RULE}`,
           },
     );
   }
   if (Array.isArray(value)) {
     return value.flatMap((item, index) =>
-      scanReferences(item, joinPath(path, index)),
+      scanReferences(item, joinPath(path, index), [...segments, index]),
     );
   }
   if (value && typeof value === 'object') {
     return Object.entries(value).flatMap(([key, item]) =>
-      scanReferences(item, joinPath(path, key)),
+      scanReferences(item, joinPath(path, key), [...segments, key]),
     );
   }
   return [];
@@ -529,6 +539,7 @@ export class ProbeSecrets {
       if (reason !== undefined) {
         problems.set(`${reference.path}\n${reason}`, {
           path: reference.path,
+          configPath: reference.segments,
           reason,
         });
       }

@@ -223,17 +223,20 @@ describe('CheckForm', () => {
         message: 'Invalid check, 5 problems: ...',
         problems: [
           {
-            path: 'spec.interval',
+            path: ['spec', 'interval'],
             reason: '"5x" is not a duration: use a number and a unit',
           },
           {
-            path: 'spec.conditions[1]',
+            path: ['spec', 'conditions', 1],
             reason: '"[BODY.status == UP", at position 0: unbalanced brackets',
           },
-          { path: 'spec.systems[0]', reason: 'is a component, not a system' },
-          { path: 'spec.thresholds.success', reason: 'must be >= 1' },
           {
-            path: 'spec.environmentOverrides.prod.target',
+            path: ['spec', 'systems', 0],
+            reason: 'is a component, not a system',
+          },
+          { path: ['spec', 'thresholds', 'success'], reason: 'must be >= 1' },
+          {
+            path: ['spec', 'environmentOverrides', 'prod', 'target'],
             reason: 'unknown placeholder {{ region }}',
           },
         ],
@@ -456,11 +459,17 @@ describe('CheckForm', () => {
         message: 'Invalid check, 2 problems: ...',
         problems: [
           {
-            path: 'spec.environmentOverrides["eu west"].target',
+            path: ['spec', 'environmentOverrides', 'eu west', 'target'],
             reason: 'unknown placeholder {{ region }}',
           },
           {
-            path: 'spec.environmentOverrides["eu west"].config.method',
+            path: [
+              'spec',
+              'environmentOverrides',
+              'eu west',
+              'config',
+              'method',
+            ],
             reason: 'must be GET or HEAD',
           },
         ],

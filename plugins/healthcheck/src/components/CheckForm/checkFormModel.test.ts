@@ -59,29 +59,29 @@ function valuesWith(values: Partial<CheckFormValues>): CheckFormValues {
 
 describe('fieldOfProblemPath', () => {
   it.each([
-    ['id', { field: 'id' }],
-    ['title', { field: 'title' }],
-    ['spec.type', { field: 'type' }],
-    ['spec.target', { field: 'target' }],
-    ['spec.interval', { field: 'interval' }],
-    ['spec.timeout', { field: 'timeout' }],
-    ['spec.conditions', { field: 'conditions', index: undefined }],
-    ['spec.conditions[2]', { field: 'conditions', index: 2 }],
-    ['spec.systems[0]', { field: 'systems', index: 0 }],
-    ['spec.components[1]', { field: 'components', index: 1 }],
-    ['spec.environments[1]', { field: 'environments', index: 1 }],
-    ['spec.thresholds.failure', { field: 'thresholdFailure' }],
-    ['spec.thresholds.success', { field: 'thresholdSuccess' }],
-    ['spec.config', { field: 'config' }],
+    [['id'], { field: 'id' }],
+    [['title'], { field: 'title' }],
+    [['spec', 'type'], { field: 'type' }],
+    [['spec', 'target'], { field: 'target' }],
+    [['spec', 'interval'], { field: 'interval' }],
+    [['spec', 'timeout'], { field: 'timeout' }],
+    [['spec', 'conditions'], { field: 'conditions', index: undefined }],
+    [['spec', 'conditions', 2], { field: 'conditions', index: 2 }],
+    [['spec', 'systems', 0], { field: 'systems', index: 0 }],
+    [['spec', 'components', 1], { field: 'components', index: 1 }],
+    [['spec', 'environments', 1], { field: 'environments', index: 1 }],
+    [['spec', 'thresholds', 'failure'], { field: 'thresholdFailure' }],
+    [['spec', 'thresholds', 'success'], { field: 'thresholdSuccess' }],
+    [['spec', 'config'], { field: 'config' }],
     [
-      'spec.config.headers.Authorization',
+      ['spec', 'config', 'headers', 'Authorization'],
       { field: 'config', detail: 'headers.Authorization' },
     ],
-    ['spec.paused', { field: 'paused' }],
-    ['spec.owner', { field: 'owner' }],
-    ['spec.environmentOverrides', { field: 'environmentOverrides' }],
+    [['spec', 'paused'], { field: 'paused' }],
+    [['spec', 'owner'], { field: 'owner' }],
+    [['spec', 'environmentOverrides'], { field: 'environmentOverrides' }],
     [
-      'spec.environmentOverrides.prod',
+      ['spec', 'environmentOverrides', 'prod'],
       {
         field: 'environmentOverrides',
         environment: 'prod',
@@ -89,7 +89,7 @@ describe('fieldOfProblemPath', () => {
       },
     ],
     [
-      'spec.environmentOverrides.prod.target',
+      ['spec', 'environmentOverrides', 'prod', 'target'],
       {
         field: 'environmentOverrides',
         environment: 'prod',
@@ -97,7 +97,7 @@ describe('fieldOfProblemPath', () => {
       },
     ],
     [
-      'spec.environmentOverrides.eu-west_2.config',
+      ['spec', 'environmentOverrides', 'eu-west_2', 'config'],
       {
         field: 'environmentOverrides',
         environment: 'eu-west_2',
@@ -105,7 +105,14 @@ describe('fieldOfProblemPath', () => {
       },
     ],
     [
-      'spec.environmentOverrides["eu west"].config.headers.Accept',
+      [
+        'spec',
+        'environmentOverrides',
+        'eu west',
+        'config',
+        'headers',
+        'Accept',
+      ],
       {
         field: 'environmentOverrides',
         environment: 'eu west',
@@ -114,7 +121,7 @@ describe('fieldOfProblemPath', () => {
       },
     ],
     [
-      'spec.environmentOverrides["say \\"hi\\""].target',
+      ['spec', 'environmentOverrides', 'say "hi"', 'target'],
       {
         field: 'environmentOverrides',
         environment: 'say "hi"',
@@ -122,7 +129,7 @@ describe('fieldOfProblemPath', () => {
       },
     ],
     [
-      'spec.environmentOverrides.prod.interval',
+      ['spec', 'environmentOverrides', 'prod', 'interval'],
       {
         field: 'environmentOverrides',
         environment: 'prod',
@@ -130,16 +137,18 @@ describe('fieldOfProblemPath', () => {
         detail: 'interval',
       },
     ],
-    ['spec', {}],
-    ['revision', {}],
-    ['', {}],
-  ])('places %s', (path, expected) => {
+    [['spec'], {}],
+    [['revision'], {}],
+    [[], {}],
+  ])('places %j', (path, expected) => {
     expect(fieldOfProblemPath(path)).toEqual(expected);
   });
 
   it('does not take a longer name for a field', () => {
-    expect(fieldOfProblemPath('spec.typed')).toEqual({});
-    expect(fieldOfProblemPath('spec.environmentOverridesX.prod')).toEqual({});
+    expect(fieldOfProblemPath(['spec', 'typed'])).toEqual({});
+    expect(
+      fieldOfProblemPath(['spec', 'environmentOverridesX', 'prod']),
+    ).toEqual({});
   });
 });
 
@@ -152,9 +161,12 @@ describe('placeProblems', () => {
     expect(
       placeProblems(
         [
-          { path: 'spec.environments[1]', reason: 'is not an environment' },
-          { path: 'spec.config.method', reason: 'must be GET or HEAD' },
-          { path: '', reason: 'the body must be a JSON object' },
+          {
+            path: ['spec', 'environments', 1],
+            reason: 'is not an environment',
+          },
+          { path: ['spec', 'config', 'method'], reason: 'must be GET or HEAD' },
+          { path: [], reason: 'the body must be a JSON object' },
         ],
         values,
       ),
@@ -180,9 +192,9 @@ describe('placeProblems', () => {
     expect(
       placeProblems(
         [
-          { path: 'spec.conditions[1]', reason: 'unbalanced brackets' },
-          { path: 'spec.conditions[5]', reason: 'no such condition' },
-          { path: 'spec.conditions', reason: 'must be a list' },
+          { path: ['spec', 'conditions', 1], reason: 'unbalanced brackets' },
+          { path: ['spec', 'conditions', 5], reason: 'no such condition' },
+          { path: ['spec', 'conditions'], reason: 'must be a list' },
         ],
         values,
       ),
@@ -208,23 +220,29 @@ describe('placeProblems', () => {
       placeProblems(
         [
           {
-            path: 'spec.environmentOverrides.Production.target',
+            path: ['spec', 'environmentOverrides', 'Production', 'target'],
             reason: 'unknown placeholder {{ region }}',
           },
           {
-            path: 'spec.environmentOverrides["eu west"].config.method',
+            path: [
+              'spec',
+              'environmentOverrides',
+              'eu west',
+              'config',
+              'method',
+            ],
             reason: 'must be GET or HEAD',
           },
           {
-            path: 'spec.environmentOverrides["eu west"].interval',
+            path: ['spec', 'environmentOverrides', 'eu west', 'interval'],
             reason: 'unknown field; the fields here are target, config',
           },
           {
-            path: 'spec.environmentOverrides.staging.target',
+            path: ['spec', 'environmentOverrides', 'staging', 'target'],
             reason: 'unknown placeholder {{ zone }}',
           },
           {
-            path: 'spec.environmentOverrides',
+            path: ['spec', 'environmentOverrides'],
             reason: '"" is not a valid key here',
           },
         ],

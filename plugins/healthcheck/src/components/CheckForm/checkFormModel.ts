@@ -2,6 +2,9 @@ import type { ResponseError } from '@backstage/errors';
 import {
   canonicalEnvironmentName,
   CheckDetails,
+  formatProblemPath,
+  HealthCheckSpecProblem,
+  ProblemPath,
   ConditionSeverity,
   ConditionSpec,
   HealthCheckEnvironmentOverride,
@@ -424,14 +427,11 @@ function setOrDelete<K extends keyof HealthCheckSpec>(
 }
 
 /**
- * One problem of the backend's 400: `{ path, reason }`, the path as
- * `spec.interval` or `spec.conditions[1]`.
+ * One problem of the backend's 400: `{ path, reason }`, the path as keys
+ * and indexes, `['spec', 'conditions', 1]`.
  * @internal
  */
-export interface CheckProblem {
-  path: string;
-  reason: string;
-}
+export type CheckProblem = HealthCheckSpecProblem;
 
 /**
  * Where in the form a problem of the backend belongs.
@@ -450,31 +450,22 @@ export interface ProblemLocation {
   detail?: string;
 }
 
-/** `spec.environmentOverrides.prod…` or `spec.environmentOverrides["eu west"]…`. */
-const OVERRIDE_PATH =
-  /^spec\.environmentOverrides(?:\.([A-Za-z_$][\w$-]*)|\[("(?:[^"\\]|\\.)*")\])?(?:\.(.+))?$/;
-
 /**
  * The field of the form a problem's path concerns, and the index within it
- * for lists (`spec.conditions[1]` is the second condition) or the environment
- * for overrides (`spec.environmentOverrides.prod.target`); no field for what
- * the form does not show.
+ * for lists (`['spec', 'conditions', 1]` is the second condition) or the
+ * environment for overrides (`['spec', 'environmentOverrides', 'prod',
+ * 'target']`); no field for what the form does not show.
  * @internal
  */
-export function fieldOfProblemPath(path: string): ProblemLocation {
-  const override = OVERRIDE_PATH.exec(path);
-  if (override) {
-    return overrideLocation(override);
+export function fieldOfProblemPath(path: ProblemPath): ProblemLocation {
+  const [root, name, ...rest] = path;
+  if (root === 'id' || root === 'title') {
+    return path.length === 1 ? { field: root } : {};
   }
-  const match = /^spec\.([A-Za-z]+)(?:\[(\d+)\])?(?:\.([A-Za-z]+))?/.exec(path);
-  if (!match) {
-    if (path === 'id' || path === 'title') {
-      return { field: path };
-    }
+  if (root !== 'spec') {
     return {};
   }
-  const [, name, indexText, sub] = match;
-  const index = indexText === undefined ? undefined : Number(indexText);
+  const [first] = rest;
   switch (name) {
     case 'type':
     case 'target':
@@ -484,54 +475,58 @@ export function fieldOfProblemPath(path: string): ProblemLocation {
     case 'owner':
       return { field: name };
     case 'config':
-      return path.startsWith('spec.config.')
-        ? { field: name, detail: path.slice('spec.config.'.length) }
+      return rest.length > 0
+        ? { field: name, detail: formatProblemPath(rest) }
         : { field: name };
     case 'conditions':
     case 'systems':
     case 'components':
     case 'environments':
-      return { field: name, index };
+      return {
+        field: name,
+        index: typeof first === 'number' ? first : undefined,
+      };
     case 'thresholds':
       return {
-        field: sub === 'success' ? 'thresholdSuccess' : 'thresholdFailure',
+        field: first === 'success' ? 'thresholdSuccess' : 'thresholdFailure',
       };
+    case 'environmentOverrides':
+      return overrideLocation(rest);
     default:
       return {};
   }
 }
 
-function overrideLocation(match: RegExpExecArray): ProblemLocation {
-  const [, plainKey, quotedKey, rest] = match;
+/** Where a problem under `spec.environmentOverrides` goes: its key, then the path within. */
+function overrideLocation([key, ...rest]: ProblemPath): ProblemLocation {
   const field = 'environmentOverrides';
-  let environment: string | undefined = plainKey;
-  if (quotedKey !== undefined) {
-    try {
-      environment = JSON.parse(quotedKey);
-    } catch {
-      return { field };
-    }
-  }
-  if (environment === undefined) {
+  if (typeof key !== 'string') {
     // The overrides as a whole: not an object, or a key that is empty.
-    return rest === undefined ? { field } : {};
+    return { field };
   }
-  if (rest === undefined) {
+  const environment = key;
+  const [overrideField] = rest;
+  if (overrideField === undefined) {
     return { field, environment, overrideField: 'environment' };
   }
-  if (rest === 'target') {
+  if (overrideField === 'target' && rest.length === 1) {
     return { field, environment, overrideField: 'target' };
   }
-  if (rest === 'config' || rest.startsWith('config.')) {
+  if (overrideField === 'config') {
     return {
       field,
       environment,
       overrideField: 'config',
-      ...(rest !== 'config' && { detail: rest.slice('config.'.length) }),
+      ...(rest.length > 1 && { detail: formatProblemPath(rest.slice(1)) }),
     };
   }
   // A field an override may not have: said at the override's environment.
-  return { field, environment, overrideField: 'environment', detail: rest };
+  return {
+    field,
+    environment,
+    overrideField: 'environment',
+    detail: formatProblemPath(rest),
+  };
 }
 
 /**
@@ -566,7 +561,9 @@ export function placeProblems(
         : undefined;
 
     if (!field || (location.environment !== undefined && !overrideRow)) {
-      errors.top.push(path ? `${path}: ${reason}` : reason);
+      errors.top.push(
+        path.length > 0 ? `${formatProblemPath(path)}: ${reason}` : reason,
+      );
     } else if (overrideRow && location.overrideField) {
       const byField = (errors.overrides[overrideRow.key] ??= {});
       (byField[location.overrideField] ??= []).push(message);
@@ -631,7 +628,13 @@ export function problemsOfError(error: unknown): CheckProblem[] | undefined {
   }
   const valid = problems.filter(
     (p): p is CheckProblem =>
-      isObject(p) && typeof p.path === 'string' && typeof p.reason === 'string',
+      isObject(p) &&
+      Array.isArray(p.path) &&
+      p.path.every(
+        (segment: unknown) =>
+          typeof segment === 'string' || typeof segment === 'number',
+      ) &&
+      typeof p.reason === 'string',
   );
   return valid.length > 0 ? valid : undefined;
 }
