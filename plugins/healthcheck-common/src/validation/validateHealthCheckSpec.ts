@@ -1,5 +1,5 @@
 import { parseEntityRef } from '@backstage/catalog-model';
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { validateConditions } from '../conditions';
 import {
   applyEnvironmentOverride,
@@ -122,19 +122,30 @@ const REF_LISTS = [
   ['components', 'component', 'a check targets components'],
 ] as const;
 
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
-ajv.addFormat('duration', {
-  type: 'string',
-  validate: (text: string) => {
-    try {
-      parseDuration(text);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-});
-const validateSchema = ajv.compile(healthCheckSpecSchema);
+let compiledSchema: ValidateFunction | undefined;
+
+/**
+ * The spec's JSON schema, compiled on first use: the common package is in
+ * every page of the app, and most never validate a check.
+ */
+function specSchemaValidator(): ValidateFunction {
+  if (!compiledSchema) {
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
+    ajv.addFormat('duration', {
+      type: 'string',
+      validate: (text: string) => {
+        try {
+          parseDuration(text);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    });
+    compiledSchema = ajv.compile(healthCheckSpecSchema);
+  }
+  return compiledSchema;
+}
 
 /** The paths already reported, compared by value. */
 class SeenPaths {
@@ -173,6 +184,7 @@ export function validateHealthCheckSpec(
     seenPaths.add(path);
   };
 
+  const validateSchema = specSchemaValidator();
   if (!validateSchema(spec)) {
     for (const error of validateSchema.errors ?? []) {
       const located = describeSchemaError(error, spec, root);

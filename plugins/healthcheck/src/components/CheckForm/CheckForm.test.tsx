@@ -244,7 +244,7 @@ describe('CheckForm', () => {
     });
     await renderForm({}, { createCheck });
     await fillRequired();
-    await userEvent.type(screen.getByLabelText('Interval'), '5x');
+    await userEvent.type(screen.getByLabelText('Interval'), '5m');
     await paste('Condition 1', '[STATUS] == 200');
     await userEvent.click(
       screen.getByRole('button', { name: 'Add condition' }),
@@ -252,7 +252,7 @@ describe('CheckForm', () => {
     await userEvent.click(
       screen.getByRole('button', { name: 'Add condition' }),
     );
-    await paste('Condition 3', '[BODY.status == UP');
+    await paste('Condition 3', '[BODY].status == UP');
 
     await userEvent.click(screen.getByRole('button', { name: 'Create check' }));
 
@@ -400,7 +400,7 @@ describe('CheckForm', () => {
     const override = overrideGroup(1);
     // The new override's environment has the focus, to type its name at once.
     expect(override.getByLabelText(/^Environment/)).toHaveFocus();
-    await userEvent.paste('eu west');
+    await userEvent.paste('eu-west');
     await paste(override.getByLabelText('Target'), 'https://eu.example/health');
     await paste(
       override.getByLabelText('Probe config patch (JSON)'),
@@ -421,13 +421,31 @@ describe('CheckForm', () => {
         ],
         systems: ['system:default/payments'],
         environmentOverrides: {
-          'eu west': {
+          'eu-west': {
             target: 'https://eu.example/health',
             config: { headers: { Authorization: null } },
           },
         },
       },
     });
+  });
+
+  it('judges the spec by the validator the catalog and the API use, before asking the backend', async () => {
+    const createCheck = jest.fn();
+    await renderForm({}, { createCheck });
+    await fillRequired();
+    await userEvent.type(screen.getByLabelText('Interval'), '5x');
+    await paste('Condition 1', '[BODY.status == UP');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Create check' }));
+
+    expect(screen.getByLabelText('Interval')).toHaveAccessibleDescription(
+      '"5x" is not a duration: unknown unit "x" at position 1 (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)',
+    );
+    expect(screen.getByLabelText('Condition 1')).toHaveAccessibleDescription(
+      '"[BODY.status == UP", at position 0: "[" is never closed',
+    );
+    expect(createCheck).not.toHaveBeenCalled();
   });
 
   it('refuses a second override of one environment before asking the backend', async () => {
@@ -447,7 +465,7 @@ describe('CheckForm', () => {
     expect(
       overrideGroup(2).getByLabelText(/^Environment/),
     ).toHaveAccessibleDescription(
-      'The same environment as "Production" above (names are compared without regard to case)',
+      'names the same environment as "Production" (names are compared without regard to case); merge the two',
     );
     expect(createCheck).not.toHaveBeenCalled();
   });
@@ -459,14 +477,14 @@ describe('CheckForm', () => {
         message: 'Invalid check, 2 problems: ...',
         problems: [
           {
-            path: ['spec', 'environmentOverrides', 'eu west', 'target'],
+            path: ['spec', 'environmentOverrides', 'eu-west', 'target'],
             reason: 'unknown placeholder {{ region }}',
           },
           {
             path: [
               'spec',
               'environmentOverrides',
-              'eu west',
+              'eu-west',
               'config',
               'method',
             ],
@@ -481,10 +499,10 @@ describe('CheckForm', () => {
       screen.getByRole('button', { name: 'Add environment override' }),
     );
     const override = overrideGroup(1);
-    await paste(override.getByLabelText(/^Environment/), 'eu west');
+    await paste(override.getByLabelText(/^Environment/), 'eu-west');
     await paste(
       override.getByLabelText('Target'),
-      'https://{{ region }}.example/health',
+      'https://{{ system.name }}.example/health',
     );
     await paste(
       override.getByLabelText('Probe config patch (JSON)'),
@@ -525,7 +543,7 @@ describe('CheckForm', () => {
         ],
         environmentOverrides: {
           production: { target: 'https://payments.example/health' },
-          'eu west': {
+          'eu-west': {
             config: { headers: { Authorization: 'Bearer eu', Accept: null } },
           },
           Staging: {},

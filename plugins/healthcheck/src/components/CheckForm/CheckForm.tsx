@@ -191,7 +191,7 @@ function CheckEditor(props: {
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setSubmitted(true);
-    const local = validateCheckForm(values, mode);
+    const local = validateCheckForm(values, mode, original);
     if (hasErrors(local)) {
       setErrors(local);
       return;

@@ -287,7 +287,7 @@ describe('validateCheckForm', () => {
         [unnamed.key]: { environment: ['Name the environment'] },
         [repeated.key]: {
           environment: [
-            'The same environment as "Production" above (names are compared without regard to case)',
+            'names the same environment as "Production" (names are compared without regard to case); merge the two',
           ],
         },
       },

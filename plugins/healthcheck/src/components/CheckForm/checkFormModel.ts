@@ -5,6 +5,7 @@ import {
   formatProblemPath,
   HealthCheckSpecProblem,
   ProblemPath,
+  validateHealthCheckSpec,
   ConditionSeverity,
   ConditionSpec,
   HealthCheckEnvironmentOverride,
@@ -231,14 +232,18 @@ export function splitList(text: string): string[] {
 }
 
 /**
- * What the form finds wrong before asking the backend: what is required, and
- * what it must parse itself (the JSON config, whole-number thresholds).
- * Everything else the backend validates, and says where.
+ * What the form finds wrong before asking the backend: what is required and
+ * what it must parse itself (the JSON config, whole-number thresholds), then
+ * the spec it would send, by the validator the catalog and the API use
+ * (`validateHealthCheckSpec`), each problem at its field. What only the
+ * backend knows (its probe types, secrets, minimum interval, whether
+ * placeholder hosts are allowed) it judges when the form is sent.
  * @internal
  */
 export function validateCheckForm(
   values: CheckFormValues,
   mode: 'create' | 'edit',
+  original?: CheckDetails,
 ): CheckFormErrors {
   const fields: CheckFormErrors['fields'] = {};
   const overrides: CheckFormErrors['overrides'] = {};
@@ -262,29 +267,72 @@ export function validateCheckForm(
   const configProblem = jsonObjectProblem(values.config);
   if (configProblem) add('config', configProblem);
 
-  // The backend refuses two names of one environment too; said here, it
-  // spares a round trip and points at the row that repeats.
-  const seen = new Map<string, string>();
+  const unnamed = new Set<string>();
+  let unreadable = Boolean(
+    fields.config || fields.thresholdFailure || fields.thresholdSuccess,
+  );
   for (const row of filledOverrideRows(values.environmentOverrides)) {
     const addAtRow = (field: OverrideField, message: string) => {
       ((overrides[row.key] ??= {})[field] ??= []).push(message);
     };
-    const environment = row.environment.trim();
-    const earlier = seen.get(canonicalEnvironmentName(environment));
-    if (!environment) {
+    if (!row.environment.trim()) {
       addAtRow('environment', 'Name the environment');
-    } else if (earlier !== undefined) {
-      addAtRow(
-        'environment',
-        `The same environment as "${earlier}" above (names are compared without regard to case)`,
-      );
-    } else {
-      seen.set(canonicalEnvironmentName(environment), environment);
+      unnamed.add(row.key);
     }
     const overrideConfigProblem = jsonObjectProblem(row.config);
-    if (overrideConfigProblem) addAtRow('config', overrideConfigProblem);
+    if (overrideConfigProblem) {
+      addAtRow('config', overrideConfigProblem);
+      unreadable = true;
+    }
   }
-  return { fields, conditions: {}, overrides, top: [] };
+  const formErrors = { fields, conditions: {}, overrides, top: [] };
+  if (unreadable) {
+    // The spec cannot be written until its JSON and numbers read.
+    return formErrors;
+  }
+  const { spec } = checkRequestOf(
+    {
+      ...values,
+      environmentOverrides: values.environmentOverrides.filter(
+        row => !unnamed.has(row.key),
+      ),
+    },
+    original,
+  );
+  const specProblems = validateHealthCheckSpec(spec, {
+    // Settings of the backend's, which it judges on save.
+    minIntervalMs: 0,
+    allowPlaceholderHosts: true,
+  });
+  return withoutRepeats(formErrors, placeProblems(specProblems, values));
+}
+
+/**
+ * The form's own problems, and the spec's where the form said nothing: a
+ * field the form already asks to fill in needs no second word on it.
+ */
+function withoutRepeats(
+  form: CheckFormErrors,
+  spec: CheckFormErrors,
+): CheckFormErrors {
+  const fields = { ...form.fields };
+  for (const [field, messages] of Object.entries(spec.fields)) {
+    fields[field as CheckFormField] ??= messages;
+  }
+  const overrides = { ...form.overrides };
+  for (const [key, byField] of Object.entries(spec.overrides)) {
+    const merged = { ...overrides[key] };
+    for (const [field, messages] of Object.entries(byField)) {
+      merged[field as OverrideField] ??= messages;
+    }
+    overrides[key] = merged;
+  }
+  return {
+    fields,
+    conditions: { ...spec.conditions, ...form.conditions },
+    overrides,
+    top: [...form.top, ...spec.top],
+  };
 }
 
 /** Why a JSON object field's text is no JSON object; none when empty. */
