@@ -147,6 +147,7 @@ describe('CheckForm', () => {
     );
     expect(fetch).toHaveBeenCalledWith(
       'http://example.com/api/healthcheck/v1/probe-types',
+      expect.objectContaining({ method: 'GET' }),
     );
 
     await fillRequired();

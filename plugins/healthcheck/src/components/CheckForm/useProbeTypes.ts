@@ -3,6 +3,7 @@ import {
   fetchApiRef,
   useApi,
 } from '@backstage/core-plugin-api';
+import { DefaultApiClient } from '@vigil/plugin-healthcheck-common/client';
 import useAsync from 'react-use/esm/useAsync';
 import { BUILTIN_PROBE_TYPES } from './checkFormModel';
 
@@ -16,19 +17,16 @@ export function useProbeTypes(): { types: string[]; loading: boolean } {
   const fetchApi = useApi(fetchApiRef);
   const { value, loading } = useAsync(async () => {
     try {
-      const baseUrl = await discoveryApi.getBaseUrl('healthcheck');
-      const response = await fetchApi.fetch(`${baseUrl}/v1/probe-types`);
+      const response = await new DefaultApiClient({
+        discoveryApi,
+        fetchApi,
+      }).listProbeTypes({});
       if (!response.ok) {
         return undefined;
       }
-      const body = (await response.json()) as { items?: unknown[] };
-      const types = (body.items ?? [])
-        .map(item =>
-          typeof item === 'string'
-            ? item
-            : (item as { type?: unknown } | null)?.type,
-        )
-        .filter((type): type is string => typeof type === 'string' && !!type);
+      const types = ((await response.json()).items ?? []).filter(
+        (type): type is string => typeof type === 'string' && !!type,
+      );
       return types.length > 0 ? types : undefined;
     } catch {
       return undefined;
