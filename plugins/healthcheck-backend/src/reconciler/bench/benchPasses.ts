@@ -8,10 +8,13 @@ import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
 import { createReconcileLock } from '../ReconcileLock';
 import { Reconciler, type ReconcileOutcome } from '../Reconciler';
 import {
-  builtinProbeTypeDeclarations,
-  ProbeSecrets,
   probeTypeLookup,
   validateHealthCheckSpec,
+} from '@vigil/plugin-healthcheck-common';
+import {
+  builtinProbeTypeDeclarations,
+  ProbeSecrets,
+  secretUsesOf,
 } from '@vigil/plugin-healthcheck-node';
 import { sliceSecretProblems } from '../sliceSecretProblems';
 import type { IndexedCatalog } from './benchCatalog';
@@ -91,7 +94,7 @@ export function instrumentedReconciler(
     validateSpec: (spec, context) =>
       validateHealthCheckSpec(spec, {
         probeTypes,
-        secrets,
+        secrets: secretUsesOf(secrets),
         ...context,
       }),
     validateSlice: slice => sliceSecretProblems(secrets, slice),
