@@ -68,4 +68,24 @@ describe('createApiRouter', () => {
       '/v1/slices/{sliceId}/runs',
     );
   });
+
+  it('takes the generated client\'s requests, which name JSON as their type even without a body', async () => {
+    const route = Router();
+    route.get('/v1/slices/:sliceId/runs', (_req, res) => {
+      res.json({ ok: true });
+    });
+    route.post('/v1/checks/:id/run', (_req, res) => {
+      res.status(202).json({ items: [] });
+    });
+    const app = appWithErrorMiddleware(createApiRouter([route]));
+
+    const read = await request(app)
+      .get('/v1/slices/a/runs?limit=5')
+      .set('Content-Type', 'application/json');
+    expect(read.status).toBe(200);
+    const run = await request(app)
+      .post('/v1/checks/payments-http/run')
+      .set('Content-Type', 'application/json');
+    expect(run.status).toBe(202);
+  });
 });
