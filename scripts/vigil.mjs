@@ -178,7 +178,16 @@ function ensureInstall() {
     return;
   }
   log('installing dependencies (yarn install --immutable)');
-  mustYarn(['install', '--immutable']);
+  // Native modules (better-sqlite3) are built against the headers of the Node
+  // that runs them, whatever nodedir an npmrc names (this kind's says /usr,
+  // an older Node's).
+  const nodeHome = resolve(dirname(process.execPath), '..');
+  const ownHeaders = existsSync(join(nodeHome, 'include', 'node', 'node.h'));
+  mustYarn(['install', '--immutable'], {
+    env: ownHeaders
+      ? { ...process.env, npm_config_nodedir: nodeHome }
+      : process.env,
+  });
   writeFileSync(INSTALL_STAMP, fingerprint);
 }
 
