@@ -69,7 +69,7 @@ describe('createApiRouter', () => {
     );
   });
 
-  it('takes the generated client\'s requests, which name JSON as their type even without a body', async () => {
+  it("takes the generated client's requests, which name JSON as their type even without a body", async () => {
     const route = Router();
     route.get('/v1/slices/:sliceId/runs', (_req, res) => {
       res.json({ ok: true });
