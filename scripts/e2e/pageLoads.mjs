@@ -23,6 +23,8 @@ export const LOADS_PER_PAGE = 3;
 export const MOMENTS = ['DOMContentLoaded', 'load', 'health data shown'];
 /** A System with checks in the demo catalog. */
 const DEMO_SYSTEM = 'payments';
+/** A catalog poll (10 s) and a reconcile, with room for a busy machine. */
+const CHECKS_WITHIN_MS = 60_000;
 
 // Page functions: they run in the browser, so they use only their argument.
 
@@ -64,16 +66,29 @@ function navigationMoments() {
  * portal's Health API says the demo catalog holds.
  */
 export async function demoPages(backend, token) {
-  const systems = await getJson(
-    backend,
-    token,
-    '/api/healthcheck/v1/systems?limit=100',
-  );
-  const system = await getJson(
-    backend,
-    token,
-    `/api/healthcheck/v1/systems/default/${DEMO_SYSTEM}`,
-  );
+  // The systems come with the catalog; their checks a catalog poll later.
+  const deadline = Date.now() + CHECKS_WITHIN_MS;
+  let systems;
+  let system;
+  for (;;) {
+    systems = await getJson(
+      backend,
+      token,
+      '/api/healthcheck/v1/systems?limit=100',
+    );
+    system = await getJson(
+      backend,
+      token,
+      `/api/healthcheck/v1/systems/default/${DEMO_SYSTEM}`,
+    );
+    if (
+      (systems?.items?.length && system?.checks?.length) ||
+      Date.now() > deadline
+    ) {
+      break;
+    }
+    await new Promise(r => setTimeout(r, 2000));
+  }
   if (!systems?.items?.length || !system?.checks?.length) {
     throw new Error(
       `the Health API lists no demo systems or no checks of ${DEMO_SYSTEM}`,
