@@ -1,0 +1,378 @@
+import { parse } from 'yaml';
+import { translateGatusConfig } from './translateGatusConfig';
+
+const gatus = (text: string) => parse(text, { merge: true });
+
+describe('translateGatusConfig', () => {
+  it('turns an http endpoint into a HealthCheck with its url, interval and conditions as written', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - name: front-end
+    group: core
+    url: https://twin.sh/health
+    interval: 5m
+    conditions:
+      - "[STATUS] == 200"
+      - "[BODY].status == UP"
+      - "[RESPONSE_TIME] < 150"
+`),
+    );
+    expect(result.reported).toEqual([]);
+    expect(result.checks).toHaveLength(1);
+    expect(result.checks[0].group).toBe('core');
+    expect(result.checks[0].entity).toEqual({
+      apiVersion: 'vigil.dev/v1alpha1',
+      kind: 'HealthCheck',
+      metadata: {
+        name: 'front-end',
+        title: 'front-end',
+        description:
+          'Imported from the Gatus endpoint "front-end" of group "core"',
+        annotations: { 'vigil.dev/gatus-endpoint': 'core/front-end' },
+      },
+      spec: {
+        type: 'http',
+        target: 'https://twin.sh/health',
+        interval: '5m',
+        conditions: [
+          '[STATUS] == 200',
+          '[BODY].status == UP',
+          '[RESPONSE_TIME] < 150',
+        ],
+        systems: ['core'],
+      },
+    });
+  });
+
+  it('maps groups to systems: named ones as given, others by their own name, no group to the default', async () => {
+    const config = gatus(`
+endpoints:
+  - { name: a, group: core, url: "https://a.example.com", conditions: ["[STATUS] == 200"] }
+  - { name: b, group: Internal Tools, url: "https://b.example.com", conditions: ["[STATUS] == 200"] }
+  - { name: c, url: "https://c.example.com", conditions: ["[STATUS] == 200"] }
+`);
+    const mapped = await translateGatusConfig(config, {
+      systems: { core: 'system:default/shop' },
+      defaultSystem: 'misc',
+      namespace: 'payments',
+      owner: 'group:payments/team',
+    });
+    expect(
+      mapped.checks.map(c => [c.entity.metadata.name, c.entity.spec.systems]),
+    ).toEqual([
+      ['a', ['system:default/shop']],
+      ['b', ['internal-tools']],
+      ['c', ['misc']],
+    ]);
+    expect(mapped.checks[0].entity.metadata.namespace).toBe('payments');
+    expect(mapped.checks[0].entity.spec.owner).toBe('group:payments/team');
+    expect(mapped.systems).toEqual([
+      'internal-tools',
+      'misc',
+      'system:default/shop',
+    ]);
+
+    const unmapped = await translateGatusConfig(config);
+    expect(unmapped.checks[2].entity.spec.systems).toEqual(['ungrouped']);
+  });
+
+  it('gives endpoints of the same name in two groups names with their group', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - { name: website, group: core, url: "https://a.example.com", conditions: ["[STATUS] == 200"] }
+  - { name: website, group: other, url: "https://b.example.com", conditions: ["[STATUS] == 200"] }
+  - { name: Random endpoint!, url: "https://c.example.com", conditions: ["[STATUS] == 200"] }
+`),
+    );
+    expect(result.checks.map(c => c.entity.metadata.name)).toEqual([
+      'core-website',
+      'other-website',
+      'random-endpoint',
+    ]);
+  });
+
+  it('carries client timeout and insecure, method, headers and body, and turns ${ENV} into secret references', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - name: api
+    url: https://api.example.com/graphql
+    method: post
+    graphql: true
+    body: "{ user(id: $USER_ID) { id } }"
+    headers:
+      Authorization: "Bearer \${API_TOKEN}"
+      X-Price: "$$5"
+    interval: 30s
+    client:
+      timeout: 5s
+      insecure: true
+      ignore-redirect: true
+    conditions: ["[STATUS] == 200"]
+`),
+    );
+    expect(result.reported).toEqual([]);
+    const { spec } = result.checks[0].entity;
+    expect(spec.timeout).toBe('5s');
+    expect(spec.config).toEqual({
+      method: 'POST',
+      headers: {
+        Authorization: 'Bearer ${secret:API_TOKEN}',
+        'X-Price': '$5',
+        'Content-Type': 'application/json',
+      },
+      body: '{"query":"{ user(id: ${secret:USER_ID}) { id } }"}',
+      followRedirects: false,
+      tls: { insecureSkipVerify: true },
+    });
+    expect(result.secrets).toEqual([
+      {
+        name: 'API_TOKEN',
+        allowedOrigins: ['https://api.example.com'],
+        usedBy: ['api'],
+      },
+      {
+        name: 'USER_ID',
+        allowedOrigins: ['https://api.example.com'],
+        usedBy: ['api'],
+      },
+    ]);
+  });
+
+  it('keeps a timeout within the interval and within 60s, saying so', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - { name: a, url: "https://a.example.com", interval: 10s, client: { timeout: 30s }, conditions: ["[STATUS] == 200"] }
+  - { name: b, url: "https://b.example.com", interval: 5m, client: { timeout: 2m }, conditions: ["[STATUS] == 200"] }
+`),
+    );
+    expect(result.checks.map(c => c.entity.spec.timeout)).toEqual([
+      '10s',
+      '60s',
+    ]);
+    expect(result.checks[0].notes).toContain(
+      'client.timeout 30s is longer than the interval; imported as 10s, as a run must end before the next',
+    );
+  });
+
+  it('translates dns, tcp and tls endpoints to the probe types of the same name', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - name: dns
+    url: "8.8.8.8"
+    dns: { query-name: example.com, query-type: MX }
+    conditions: ["[DNS_RCODE] == NOERROR"]
+  - name: redis
+    url: tcp://redis.example.com:6379
+    body: "AUTH \${REDIS_PASSWORD}"
+    conditions: ["[CONNECTED] == true"]
+  - name: ldaps
+    url: tls://ldap.example.com:636
+    client: { insecure: true, timeout: 5s }
+    conditions: ["[CONNECTED] == true", "[CERTIFICATE_EXPIRATION] > 48h"]
+`),
+    );
+    expect(result.reported).toEqual([]);
+    expect(
+      result.checks.map(({ entity: { spec } }) => [
+        spec.type,
+        spec.target,
+        spec.config,
+      ]),
+    ).toEqual([
+      ['dns', 'example.com', { server: '8.8.8.8', recordType: 'MX' }],
+      [
+        'tcp',
+        'tcp://redis.example.com:6379',
+        { send: 'AUTH ${secret:REDIS_PASSWORD}' },
+      ],
+      ['tls', 'tls://ldap.example.com:636', { insecureSkipVerify: true }],
+    ]);
+    expect(result.secrets).toEqual([
+      {
+        name: 'REDIS_PASSWORD',
+        allowedOrigins: ['tcp://redis.example.com:6379'],
+        usedBy: ['redis'],
+      },
+    ]);
+  });
+
+  it('reports each endpoint it cannot translate, with the reason', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - { name: ping, url: "icmp://example.org", conditions: ["[CONNECTED] == true"] }
+  - { name: ssh, url: "ssh://example.com:22", ssh: { username: u }, conditions: ["[CONNECTED] == true"] }
+  - { name: grpc, url: "grpc://localhost:50051", conditions: ["[CONNECTED] == true"] }
+  - { name: domain, url: "https://example.org", conditions: ["[DOMAIN_EXPIRATION] > 720h"] }
+  - { name: mtls, url: "https://example.org", client: { tls: { certificate-file: /c.pem } }, conditions: ["[STATUS] == 200"] }
+  - { name: secret-url, url: "https://\${HOST}/health", conditions: ["[STATUS] == 200"] }
+  - { name: no-conditions, url: "https://example.org" }
+  - { name: ptr, url: "8.8.8.8", dns: { query-name: example.com, query-type: PTR }, conditions: ["[DNS_RCODE] == NOERROR"] }
+external-endpoints:
+  - { name: job, group: batch, token: potato }
+`),
+    );
+    expect(result.checks).toEqual([]);
+    expect(
+      result.reported.map(r => [r.endpoint, r.section, r.reasons]),
+    ).toEqual([
+      [
+        'ping',
+        'endpoints',
+        ['ICMP (ping) endpoints: Vigil has no ICMP probe type'],
+      ],
+      ['ssh', 'endpoints', ['SSH endpoints: Vigil has no SSH probe type']],
+      [
+        'grpc',
+        'endpoints',
+        ['gRPC endpoints: Vigil has no gRPC health probe type'],
+      ],
+      [
+        'mtls',
+        'endpoints',
+        ['client.tls: Vigil probes present no client certificate (mTLS)'],
+      ],
+      [
+        'secret-url',
+        'endpoints',
+        [
+          'url reads environment variables (HOST): a Vigil target is written out in the entity and cannot hold a secret',
+        ],
+      ],
+      [
+        'no-conditions',
+        'endpoints',
+        ['has no conditions (Gatus requires at least one)'],
+      ],
+      [
+        'ptr',
+        'endpoints',
+        [
+          `dns.query-type "PTR": Vigil's dns probe asks for A, AAAA, CNAME, MX, TXT, NS, SRV`,
+        ],
+      ],
+      [
+        'batch/job',
+        'external-endpoints',
+        [
+          'external endpoints are pushed to Gatus by a client with a token; Vigil has no push (heartbeat) checks yet',
+        ],
+      ],
+      // Reported by validation, after the others.
+      [
+        'domain',
+        'endpoints',
+        [
+          'not valid in Vigil: spec.conditions[0]: "[DOMAIN_EXPIRATION] > 720h", at position 0: [DOMAIN_EXPIRATION] is a Gatus placeholder that Vigil does not offer',
+        ],
+      ],
+    ]);
+    expect(result.endpointCount).toBe(9);
+  });
+
+  it('turns alert thresholds into the check’s, the most eager alert winning, and notes the providers', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+alerting:
+  slack:
+    webhook-url: https://hooks.slack.com/x
+    default-alert: { success-threshold: 4 }
+endpoints:
+  - name: example
+    url: https://example.org
+    conditions: ["[STATUS] == 200"]
+    alerts:
+      - { type: slack, failure-threshold: 10 }
+      - { type: slack, failure-threshold: 5 }
+      - { type: pagerduty, failure-threshold: 1, enabled: false }
+`),
+      { owner: 'group:default/web' },
+    );
+    expect(result.checks[0].entity.spec.thresholds).toEqual({
+      failure: 5,
+      success: 4,
+    });
+    expect(result.checks[0].notes).toEqual([
+      "alerts (slack, pagerduty): alert providers are not imported; Vigil notifies the system's owner through Backstage notifications, with the alerts’ thresholds as the check’s",
+    ]);
+    expect(result.notes).toEqual([
+      "alerting (slack): alert providers are not imported; Vigil notifies each system's owner through Backstage notifications",
+    ]);
+  });
+
+  it('notes maintenance, Gatus’s own settings and unknown keys for the operator', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+maintenance:
+  start: "23:00"
+  duration: 1h
+  timezone: Europe/Amsterdam
+  every: [Monday, Thursday]
+storage: { type: sqlite, path: /data/data.db }
+default-endpoint: { interval: 5m }
+`),
+    );
+    expect(result.notes).toEqual([
+      'maintenance (every Monday, Thursday at 23:00 for 1h Europe/Amsterdam): will map to a MaintenanceWindow; not imported yet',
+      "storage: Gatus's own settings; nothing to import",
+      'default-endpoint: not a Gatus setting this importer knows; ignored',
+    ]);
+    expect(result.endpointCount).toBe(0);
+  });
+
+  it('says that checks without an owner monitor nothing by default', async () => {
+    const config = gatus(`
+endpoints:
+  - { name: a, url: "https://a.example.com", conditions: ["[STATUS] == 200"] }
+`);
+    expect((await translateGatusConfig(config)).notes).toEqual([
+      'no owner given (--owner): a HealthCheck entity monitors only systems its spec.owner owns, unless healthcheck.checks.fromCatalog is any',
+    ]);
+    expect(
+      (await translateGatusConfig(config, { owner: 'group:default/web' }))
+        .notes,
+    ).toEqual([]);
+  });
+
+  it('imports a disabled endpoint paused, and reports a second endpoint with the same group and name', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - { name: a, url: "https://a.example.com", enabled: false, conditions: ["[STATUS] == 200"] }
+  - { name: a, url: "https://b.example.com", conditions: ["[STATUS] == 200"] }
+`),
+    );
+    expect(result.checks[0].entity.spec.paused).toBe(true);
+    expect(result.reported).toEqual([
+      {
+        endpoint: 'a',
+        section: 'endpoints',
+        reasons: [
+          'another endpoint has the same group and name (Gatus refuses this too)',
+        ],
+      },
+    ]);
+  });
+
+  it('reports the endpoints of suites, one by one', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+suites:
+  - name: checkout
+    endpoints:
+      - { name: login, url: "https://shop.example.com/login", conditions: ["[STATUS] == 200"] }
+      - { name: pay, url: "https://shop.example.com/pay", conditions: ["[STATUS] == 200"] }
+`),
+    );
+    expect(result.endpointCount).toBe(2);
+    expect(result.reported.map(r => [r.endpoint, r.section])).toEqual([
+      ['checkout: login', 'suites'],
+      ['checkout: pay', 'suites'],
+    ]);
+  });
+});

@@ -1,0 +1,353 @@
+/**
+ * A Gatus configuration (as parsed YAML) as Vigil HealthCheck entities and
+ * a report of everything that was not carried over. No I/O: reading files
+ * and writing entities is the CLI's.
+ */
+import {
+  HEALTHCHECK_API_VERSION,
+  HEALTHCHECK_KIND,
+  HealthCheckEntityV1alpha1,
+} from '@vigil/plugin-healthcheck-common';
+import { KubernetesValidatorFunctions } from '@backstage/catalog-model';
+import {
+  asRecord,
+  GatusRecord,
+  translateEndpoint,
+  TranslatedSpec,
+} from './endpointTranslation';
+import { toEntityName, uniqueEntityNames } from './entityNames';
+import {
+  findImportedEntityProblems,
+  SecretToDeclare,
+  secretsToDeclare,
+} from './validateImportedEntity';
+
+/** Where the imported checks go. */
+export interface GatusImportOptions {
+  /** Gatus group → system ref; a group not listed goes to the system of its own name. */
+  systems?: Record<string, string>;
+  /** The system of endpoints without a group. Default `ungrouped`. */
+  defaultSystem?: string;
+  /** The entities' namespace; the catalog's default when absent. */
+  namespace?: string;
+  /** `spec.owner` of every check: a group or user ref. */
+  owner?: string;
+}
+
+/** The annotation that names the Gatus endpoint a check came from. */
+export const GATUS_ENDPOINT_ANNOTATION = 'vigil.dev/gatus-endpoint';
+
+/** An endpoint that became a valid HealthCheck. */
+export interface ImportedCheck {
+  /** The endpoint's Gatus group, if it has one. */
+  group?: string;
+  /** `group/name`, or `name` without a group. */
+  endpoint: string;
+  entity: HealthCheckEntityV1alpha1;
+  /** What was left behind or adjusted on the way. */
+  notes: string[];
+}
+
+/** An endpoint that was not imported, and why. */
+export interface ReportedEndpoint {
+  endpoint: string;
+  section: 'endpoints' | 'external-endpoints' | 'suites';
+  reasons: string[];
+}
+
+/** What an import makes of one Gatus configuration. */
+export interface GatusImportResult {
+  /** Every endpoint the configuration declares, of all sections. */
+  endpointCount: number;
+  checks: ImportedCheck[];
+  reported: ReportedEndpoint[];
+  /** Configuration-wide things not carried over (alerting, maintenance, storage, ...). */
+  notes: string[];
+  /** The secrets the checks reference, for `healthcheck.secrets`. */
+  secrets: SecretToDeclare[];
+  /** The system refs the checks are assigned to, each once. */
+  systems: string[];
+}
+
+/** Top-level keys about Gatus's own operation, with nothing to import. */
+const GATUS_OWN_SETTINGS = new Set([
+  'storage',
+  'metrics',
+  'ui',
+  'web',
+  'security',
+  'connectivity',
+  'remote',
+  'announcements',
+  'skip-invalid-config-update',
+  'disable-monitoring-lock',
+  'concurrency',
+  'tunneling',
+]);
+const TRANSLATED_SECTIONS = new Set([
+  'endpoints',
+  'external-endpoints',
+  'suites',
+  'alerting',
+  'maintenance',
+]);
+
+interface Candidate {
+  endpoint: string;
+  name: string;
+  group?: string;
+  spec: TranslatedSpec;
+  notes: string[];
+  secrets: string[];
+  labels: Record<string, string>;
+}
+
+/**
+ * Translates a Gatus configuration. Every endpoint ends up either in
+ * `checks`, as an entity that passes the same validation as the catalog's
+ * (the built-in probe types, and the secrets as `secrets` declares them),
+ * or in `reported`, with the reasons.
+ */
+export async function translateGatusConfig(
+  config: unknown,
+  options: GatusImportOptions = {},
+): Promise<GatusImportResult> {
+  const root = asRecord(config);
+  const reported: ReportedEndpoint[] = [];
+  const notes = configNotes(root);
+  const defaultAlerts = new Map(
+    Object.entries(asRecord(root.alerting)).map(([type, provider]) => [
+      type,
+      asRecord(asRecord(provider)['default-alert']),
+    ]),
+  );
+
+  const endpoints = asList(root.endpoints);
+  const candidates: Candidate[] = [];
+  const seenKeys = new Set<string>();
+  endpoints.forEach((value, index) => {
+    const endpoint = asRecord(value);
+    const key = endpointKey(endpoint, `endpoints[${index}]`);
+    const report = (reasons: string[]) =>
+      reported.push({ endpoint: key, section: 'endpoints', reasons });
+    if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
+      report(['has no name']);
+      return;
+    }
+    if (seenKeys.has(key)) {
+      report([
+        'another endpoint has the same group and name (Gatus refuses this too)',
+      ]);
+      return;
+    }
+    seenKeys.add(key);
+    const translation = translateEndpoint(endpoint, { defaultAlerts });
+    if (translation.kind === 'reported') {
+      report(translation.reasons);
+      return;
+    }
+    candidates.push({
+      endpoint: key,
+      name: endpoint.name,
+      group: groupOf(endpoint),
+      ...translation,
+    });
+  });
+
+  asList(root['external-endpoints']).forEach((value, index) => {
+    reported.push({
+      endpoint: endpointKey(asRecord(value), `external-endpoints[${index}]`),
+      section: 'external-endpoints',
+      reasons: [
+        'external endpoints are pushed to Gatus by a client with a token; Vigil has no push (heartbeat) checks yet',
+      ],
+    });
+  });
+  asList(root.suites).forEach((value, suiteIndex) => {
+    const suite = asRecord(value);
+    const suiteName = String(suite.name ?? `suites[${suiteIndex}]`);
+    asList(suite.endpoints).forEach((step, index) => {
+      reported.push({
+        endpoint: `${suiteName}: ${endpointKey(
+          asRecord(step),
+          `endpoints[${index}]`,
+        )}`,
+        section: 'suites',
+        reasons: [
+          `part of the suite ${JSON.stringify(
+            suiteName,
+          )}, whose steps share context; Vigil runs no multi-step suites`,
+        ],
+      });
+    });
+  });
+
+  const names = uniqueEntityNames(candidates);
+  const built = candidates.map((candidate, index) =>
+    buildCheck(candidate, names[index], options),
+  );
+  const secrets = secretsToDeclare(
+    built.map(({ check, secrets: used }) => ({
+      entityName: check.entity.metadata.name,
+      type: check.entity.spec.type,
+      target: check.entity.spec.target,
+      secrets: used,
+    })),
+  );
+
+  const checks: ImportedCheck[] = [];
+  for (const { check } of built) {
+    const problems = await findImportedEntityProblems(check.entity, secrets);
+    if (problems.length > 0) {
+      reported.push({
+        endpoint: check.endpoint,
+        section: 'endpoints',
+        reasons: problems.map(problem => `not valid in Vigil: ${problem}`),
+      });
+    } else {
+      checks.push(check);
+    }
+  }
+  if (checks.length > 0 && !options.owner) {
+    notes.push(
+      'no owner given (--owner): a HealthCheck entity monitors only systems its spec.owner owns, unless healthcheck.checks.fromCatalog is any',
+    );
+  }
+  const importedNames = new Set(
+    checks.map(check => check.entity.metadata.name),
+  );
+  return {
+    endpointCount:
+      endpoints.length +
+      asList(root['external-endpoints']).length +
+      asList(root.suites).reduce<number>(
+        (sum, suite) => sum + asList(asRecord(suite).endpoints).length,
+        0,
+      ),
+    checks,
+    reported,
+    notes,
+    secrets: secrets
+      .map(secret => ({
+        ...secret,
+        usedBy: secret.usedBy.filter(name => importedNames.has(name)),
+      }))
+      .filter(secret => secret.usedBy.length > 0),
+    systems: [
+      ...new Set(checks.flatMap(check => check.entity.spec.systems)),
+    ].sort(),
+  };
+}
+
+function buildCheck(
+  candidate: Candidate,
+  name: string,
+  options: GatusImportOptions,
+): { check: ImportedCheck; secrets: string[] } {
+  const { group } = candidate;
+  const system =
+    group === undefined
+      ? options.defaultSystem ?? 'ungrouped'
+      : options.systems?.[group] ?? toEntityName(group, 'ungrouped');
+  const labels: Record<string, string> = {};
+  const notes = [...candidate.notes];
+  for (const [key, value] of Object.entries(candidate.labels)) {
+    if (
+      KubernetesValidatorFunctions.isValidLabelKey(key) &&
+      KubernetesValidatorFunctions.isValidLabelValue(value)
+    ) {
+      labels[key] = value;
+    } else {
+      notes.push(
+        `extra-labels.${key}: not a valid entity label; left out (${JSON.stringify(
+          value,
+        )})`,
+      );
+    }
+  }
+  const entity: HealthCheckEntityV1alpha1 = {
+    apiVersion: HEALTHCHECK_API_VERSION,
+    kind: HEALTHCHECK_KIND,
+    metadata: {
+      name,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+      title: candidate.name,
+      description: `Imported from the Gatus endpoint ${JSON.stringify(
+        candidate.name,
+      )}${group === undefined ? '' : ` of group ${JSON.stringify(group)}`}`,
+      annotations: { [GATUS_ENDPOINT_ANNOTATION]: candidate.endpoint },
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    },
+    spec: {
+      ...candidate.spec,
+      systems: [system],
+      ...(options.owner ? { owner: options.owner } : {}),
+    },
+  };
+  return {
+    check: { group, endpoint: candidate.endpoint, entity, notes },
+    secrets: candidate.secrets,
+  };
+}
+
+/** What the configuration holds besides endpoints, and what became of it. */
+function configNotes(root: GatusRecord): string[] {
+  const notes: string[] = [];
+  const providers = Object.keys(asRecord(root.alerting));
+  if (providers.length > 0) {
+    notes.push(
+      `alerting (${providers.join(
+        ', ',
+      )}): alert providers are not imported; Vigil notifies each system's owner through Backstage notifications`,
+    );
+  }
+  if (root.maintenance !== undefined) {
+    notes.push(
+      `maintenance (${describeMaintenance(
+        asRecord(root.maintenance),
+      )}): will map to a MaintenanceWindow; not imported yet`,
+    );
+  }
+  for (const key of Object.keys(root)) {
+    if (GATUS_OWN_SETTINGS.has(key)) {
+      notes.push(`${key}: Gatus's own settings; nothing to import`);
+    } else if (!TRANSLATED_SECTIONS.has(key)) {
+      notes.push(`${key}: not a Gatus setting this importer knows; ignored`);
+    }
+  }
+  return notes;
+}
+
+function describeMaintenance(maintenance: GatusRecord): string {
+  const every = asList(maintenance.every).map(String);
+  return [
+    maintenance.enabled === false ? 'disabled' : undefined,
+    every.length > 0 ? `every ${every.join(', ')}` : 'every day',
+    maintenance.start !== undefined ? `at ${maintenance.start}` : undefined,
+    maintenance.duration !== undefined
+      ? `for ${maintenance.duration}`
+      : undefined,
+    maintenance.timezone !== undefined ? `${maintenance.timezone}` : 'UTC',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+function groupOf(endpoint: GatusRecord): string | undefined {
+  return typeof endpoint.group === 'string' && endpoint.group.trim() !== ''
+    ? endpoint.group
+    : undefined;
+}
+
+/** `group/name` as Gatus tells endpoints apart, or where it sits when it has no name. */
+function endpointKey(endpoint: GatusRecord, position: string): string {
+  if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
+    return position;
+  }
+  const group = groupOf(endpoint);
+  return group === undefined ? endpoint.name : `${group}/${endpoint.name}`;
+}
+
+function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
