@@ -45,7 +45,7 @@ const KNOWN_FIELDS = new Set([
 /** Client settings that change what is probed and that Vigil has no way to honour. */
 const UNSUPPORTED_CLIENT_SETTINGS: Record<string, string> = {
   'dns-resolver':
-    'client.dns-resolver: Vigil resolves names with the backend host’s resolver',
+    "client.dns-resolver: Vigil resolves names with the backend host's resolver",
   'proxy-url': 'client.proxy-url: Vigil probes do not go through a proxy',
   oauth2:
     'client.oauth2: Vigil does not fetch OAuth2 tokens; send a token header from a secret instead',
@@ -63,7 +63,7 @@ const UNSUPPORTED_SCHEMES: Record<string, string> = {
   grpc: 'gRPC endpoints: Vigil has no gRPC health probe type',
   grpcs: 'gRPC endpoints: Vigil has no gRPC health probe type',
   starttls:
-    'STARTTLS endpoints: Vigil’s tls probe opens TLS directly and cannot upgrade a plain connection',
+    "STARTTLS endpoints: Vigil's tls probe opens TLS directly and cannot upgrade a plain connection",
   ws: 'WebSocket endpoints: Vigil has no WebSocket probe type',
   wss: 'WebSocket endpoints: Vigil has no WebSocket probe type',
 };
@@ -321,7 +321,7 @@ function socketProbe(
   if (scheme === 'tls' && endpoint.body !== undefined) {
     return {
       kind: 'reported',
-      reasons: ['body: Vigil’s tls probe sends nothing after the handshake'],
+      reasons: ["body: Vigil's tls probe sends nothing after the handshake"],
     };
   }
   if (scheme === 'tls' && client.insecure === true) {
@@ -436,7 +436,7 @@ function alertThresholds(
     `alerts (${types.join(
       ', ',
     )}): alert providers are not imported; Vigil notifies the system's owner through Backstage notifications${
-      enabled.length > 0 ? ', with the alerts’ thresholds as the check’s' : ''
+      enabled.length > 0 ? ", with the alerts' thresholds as the check's" : ''
     }`,
   );
   if (enabled.length === 0) {

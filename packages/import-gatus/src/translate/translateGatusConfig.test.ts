@@ -275,7 +275,7 @@ external-endpoints:
     expect(result.endpointCount).toBe(9);
   });
 
-  it('turns alert thresholds into the check’s, the most eager alert winning, and notes the providers', async () => {
+  it("turns alert thresholds into the check's, the most eager alert winning, and notes the providers", async () => {
     const result = await translateGatusConfig(
       gatus(`
 alerting:
@@ -298,14 +298,14 @@ endpoints:
       success: 4,
     });
     expect(result.checks[0].notes).toEqual([
-      "alerts (slack, pagerduty): alert providers are not imported; Vigil notifies the system's owner through Backstage notifications, with the alerts’ thresholds as the check’s",
+      "alerts (slack, pagerduty): alert providers are not imported; Vigil notifies the system's owner through Backstage notifications, with the alerts' thresholds as the check's",
     ]);
     expect(result.notes).toEqual([
       "alerting (slack): alert providers are not imported; Vigil notifies each system's owner through Backstage notifications",
     ]);
   });
 
-  it('notes maintenance, Gatus’s own settings and unknown keys for the operator', async () => {
+  it("notes maintenance, Gatus's own settings and unknown keys for the operator", async () => {
     const result = await translateGatusConfig(
       gatus(`
 maintenance:
@@ -356,6 +356,25 @@ endpoints:
           'another endpoint has the same group and name (Gatus refuses this too)',
         ],
       },
+    ]);
+  });
+
+  it('keeps extra-labels that are valid entity labels, and notes the others', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+endpoints:
+  - name: a
+    url: https://a.example.com
+    conditions: ["[STATUS] == 200"]
+    extra-labels: { environment: staging, "bad key!": x }
+`),
+      { owner: 'group:default/web' },
+    );
+    expect(result.checks[0].entity.metadata.labels).toEqual({
+      environment: 'staging',
+    });
+    expect(result.checks[0].notes).toEqual([
+      'extra-labels.bad key!: not a valid entity label; left out ("x")',
     ]);
   });
 
