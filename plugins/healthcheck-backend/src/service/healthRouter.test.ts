@@ -26,11 +26,8 @@ import { DatabaseHistoryStore } from '../history';
 import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
 import { liveKeysUnder } from '../rollup/liveKeys';
 import { RollupService } from '../rollup/RollupService';
-import {
-  createHealthRouter,
-  parseUptimeQuery,
-  sliceUptimeResponse,
-} from './healthRouter';
+import { createHealthRouter, parseUptimeQuery } from './healthRouter';
+import { sliceUptimeResponse } from './systemHealthReads';
 
 jest.setTimeout(60_000);
 

@@ -7,8 +7,6 @@ import {
   AuditorService,
   AuditorServiceEvent,
   BackstageCredentials,
-  BackstageServicePrincipal,
-  BackstageUserPrincipal,
   HttpAuthService,
   LoggerService,
   PermissionsService,
@@ -18,7 +16,6 @@ import {
   InputError,
   isError,
   NotAllowedError,
-  NotFoundError,
   toError,
 } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
@@ -28,7 +25,6 @@ import {
   GitOpsCheckSource,
   healthcheckCheckCreatePermission,
   healthcheckCheckDeletePermission,
-  healthcheckCheckRunPermission,
   healthcheckCheckUpdatePermission,
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
@@ -46,7 +42,9 @@ import { ChecksChange, systemsOfChange } from './checkChanges';
 import { numberedCheckId } from './checkIds';
 import { jsonBody } from './jsonBody';
 import { listChecks } from './listChecks';
-import { readCheckDetails } from './readCheckDetails';
+import { actorOf } from './actorOf';
+import { createCheckReader } from './checkReader';
+import { createCheckRunner } from './checkRuns';
 import {
   CheckRequest,
   InvalidCheckError,
@@ -126,6 +124,16 @@ export async function createRouter(
     permissions,
     ruleset: options.checkRuleset,
   });
+  const { readCheck, authorizedCheck } = createCheckReader({
+    store,
+    catalog,
+    access,
+  });
+  const runCheck = createCheckRunner({
+    auditor,
+    checks: { authorizedCheck },
+    runCheck: options.runCheck,
+  });
 
   const validation = {
     probeTypes,
@@ -149,37 +157,6 @@ export async function createRouter(
         `You may not do this: it needs the permission ${healthcheckCheckCreatePermission.name}`,
       );
     }
-  }
-
-  /** The check by id, as the caller may read it in the store or catalog; else 404. */
-  async function readCheck(
-    id: string,
-    credentials: BackstageCredentials,
-  ): Promise<CheckDetails> {
-    const [check] = await readCheckDetails({
-      ids: [id],
-      store,
-      catalog,
-      credentials,
-    });
-    if (!check) {
-      throw new NotFoundError(`There is no check with id '${id}'`);
-    }
-    return check;
-  }
-
-  /**
-   * The check if the caller may see it, else 404 (as for one that does not
-   * exist); then 403 unless the policy allows `permission` on it.
-   */
-  async function authorizedCheck(
-    id: string,
-    credentials: BackstageCredentials,
-    permission?: CheckPermission,
-  ): Promise<CheckDetails> {
-    const check = await readCheck(id, credentials);
-    await access.authorize(checkResourceOf(check), credentials, permission);
-    return check;
   }
 
   /**
@@ -375,28 +352,10 @@ export async function createRouter(
 
   router.post('/v1/checks/:id/run', async (req, res) => {
     const credentials = await authenticate(req);
-    const { id } = req.params;
-    const auditorEvent = await auditor.createEvent({
-      eventId: 'check-run',
-      severityLevel: 'low',
-      request: req,
-      meta: { checkId: id },
-    });
     try {
-      await authorizedCheck(id, credentials, healthcheckCheckRunPermission);
-      if (!options.runCheck) {
-        throw new NotFoundError('Running checks is not available here');
-      }
-      const runs = await options.runCheck(id, actorOf(credentials));
-      if (runs.length === 0) {
-        throw new NotFoundError(
-          `Check '${id}' has no slices to run: it does not exist, is paused, or names no system in the catalog`,
-        );
-      }
-      await auditorEvent.success({ meta: { checkId: id, runs: runs.length } });
+      const runs = await runCheck(req.params.id, credentials, { request: req });
       res.status(202).json({ items: runs });
     } catch (error) {
-      await auditorEvent.fail({ error: toError(error) });
       if (error instanceof TooManyRequestsError) {
         res.setHeader('Retry-After', String(error.retryAfterSeconds));
       }
@@ -423,18 +382,6 @@ function gitOpsChangeConflict(
   return new ConflictError(
     `Check '${id}' is declared in Git, not through the API: change or delete ${where}, in Git`,
   );
-}
-
-/** Who is recorded as having made or changed a check. */
-function actorOf(
-  credentials: BackstageCredentials<
-    BackstageUserPrincipal | BackstageServicePrincipal
-  >,
-): string {
-  const { principal } = credentials;
-  return principal.type === 'user'
-    ? principal.userEntityRef
-    : principal.subject;
 }
 
 /** `DELETE ...?revision=3` deletes only that revision. */
