@@ -26,5 +26,8 @@ backend.add(import('@backstage/plugin-permission-backend'));
 backend.add(permissionPolicyModule);
 
 backend.add(import('@vigil/plugin-healthcheck-backend'));
+// Offers agents the actions of the plugins in `backend.actions.pluginSources`
+// (Vigil's) as MCP tools, at /api/mcp-actions/v1.
+backend.add(import('@backstage/plugin-mcp-actions-backend'));
 
 backend.start();

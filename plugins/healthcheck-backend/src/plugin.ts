@@ -11,7 +11,10 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
-import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
+import {
+  actionsRegistryServiceRef,
+  metricsServiceRef,
+} from '@backstage/backend-plugin-api/alpha';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { eventsServiceRef } from '@backstage/plugin-events-node';
 import { notificationService } from '@backstage/plugin-notifications-node';
@@ -70,6 +73,8 @@ import {
 } from './sweep';
 import { createApiRouter } from './service/createApiRouter';
 import { createHealthRouter } from './service/healthRouter';
+import { createSystemHealthReads } from './service/systemHealthReads';
+import { registerHealthActions } from './actions';
 import { createRouter } from './service/router';
 
 /**
@@ -103,6 +108,7 @@ export const healthcheckPlugin = createBackendPlugin({
         events: eventsServiceRef,
         signals: signalsServiceRef,
         notifications: notificationService,
+        actionsRegistry: actionsRegistryServiceRef,
       },
       async init({
         logger,
@@ -121,6 +127,7 @@ export const healthcheckPlugin = createBackendPlugin({
         events,
         signals,
         notifications,
+        actionsRegistry,
       }) {
         const secrets = ProbeSecrets.fromConfig(config, { logger });
         for (const probeType of createBuiltinProbeTypes({
@@ -264,6 +271,13 @@ export const healthcheckPlugin = createBackendPlugin({
           catalog,
           auth,
         });
+        // One rate limit per caller, whether they ask through the API or an action.
+        const runCheck = createRunCheckNow({
+          readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
+          runNow: (slice, at) => probing.engine.runner.runNow(slice, at),
+          limiter: new RunNowRateLimiter(readRunNowRateSettings(config)),
+          logger,
+        });
         const checksRouter = await createRouter({
           logger,
           httpAuth,
@@ -276,12 +290,7 @@ export const healthcheckPlugin = createBackendPlugin({
           minIntervalMs,
           secrets,
           allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
-          runCheck: createRunCheckNow({
-            readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
-            runNow: (slice, at) => probing.engine.runner.runNow(slice, at),
-            limiter: new RunNowRateLimiter(readRunNowRateSettings(config)),
-            logger,
-          }),
+          runCheck,
           // An edit through the API converges its systems at once, and
           // this instance picks the result up without waiting.
           onChecksChanged: change => {
@@ -296,17 +305,34 @@ export const healthcheckPlugin = createBackendPlugin({
               );
           },
         });
-        const healthRouter = createHealthRouter({
-          httpAuth,
+        const healthReadOptions = {
           catalog,
+          states,
+          history,
+          loadRollup: (systemRef: string) => rollups.get(systemRef),
+          loadRollups: (systemRefs: readonly string[]) =>
+            rollups.getMany(systemRefs),
+          liveKeyOf,
+        };
+        // The API and the actions answer from the same reads.
+        const healthReads = createSystemHealthReads(healthReadOptions);
+        const healthRouter = createHealthRouter({
+          ...healthReadOptions,
+          httpAuth,
           permissions,
           checkRuleset,
           checks: store,
-          states,
-          history,
-          loadRollup: systemRef => rollups.get(systemRef),
-          loadRollups: systemRefs => rollups.getMany(systemRefs),
-          liveKeyOf,
+          reads: healthReads,
+        });
+        registerHealthActions({
+          actionsRegistry,
+          reads: healthReads,
+          auditor,
+          store,
+          catalog,
+          permissions,
+          checkRuleset,
+          runCheck,
         });
         const badgeLogger = logger.child({ component: 'badges' });
         const badgeSettings = readBadgeSettings(config);
