@@ -25,6 +25,13 @@ describe('app config', () => {
     expect(config.getBoolean('healthcheck.network.allowLoopback')).toBe(true);
   });
 
+  it("offers Vigil's actions to agents through the MCP actions backend", () => {
+    const config = loadAppConfig('app-config.yaml');
+    expect(config.getStringArray('backend.actions.pluginSources')).toContain(
+      'healthcheck',
+    );
+  });
+
   it('closes loopback again in production, whatever the demo opened', () => {
     const config = loadAppConfig(
       'app-config.yaml',
