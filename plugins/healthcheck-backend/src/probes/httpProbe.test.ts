@@ -1,5 +1,7 @@
 import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
+import { once } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { createHttpProbeType, redirectedRequest } from './httpProbe';
 import type { AddressResolver } from './networkGuard';
 import {
@@ -47,6 +49,32 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 describe('http probe', () => {
+  it('opens a connection of its own for each probe and closes it once the answer is read', async () => {
+    const sockets = new Set<Socket>();
+    const origin = await serve((request, response) => {
+      sockets.add(request.socket);
+      response.setHeader('content-type', 'application/json');
+      response.end('{"status":"UP"}');
+    });
+
+    await runProbe(http, `${origin}/first`, {});
+    await runProbe(http, `${origin}/second`, {});
+    const answeredAt = Date.now();
+
+    expect(sockets.size).toBe(2);
+    // The server keeps connections alive, and undici closes an idle one
+    // after 4 s: closed sooner, it is the probe that closed it.
+    const closedAt = await Promise.all(
+      [...sockets].map(async socket => {
+        if (!socket.closed) {
+          await once(socket, 'close');
+        }
+        return Date.now();
+      }),
+    );
+    expect(Math.max(...closedAt) - answeredAt).toBeLessThan(1000);
+  });
+
   it('reports status, body, address and phase timings of a 200', async () => {
     const origin = await serve((_request, response) => {
       response.setHeader('content-type', 'application/json');

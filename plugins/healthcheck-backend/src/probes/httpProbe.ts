@@ -27,7 +27,11 @@ import {
 } from './peerCertificates';
 import { describeProbeError } from './probeErrors';
 import { clampWholeNumber } from './probeLimits';
-import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
+import {
+  PROBE_FINISHED,
+  type ProbeProgress,
+  runProbeWithDeadline,
+} from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -426,7 +430,11 @@ export function createHttpProbeType(
       }
     } finally {
       signal.removeEventListener('abort', closeAgent);
-      closeAgent();
+      // Once the answer is read no request is pending: the error undici
+      // would make for the destroy (and format, per socket) reaches no one.
+      if (!signal.aborted) {
+        agent.destroy(PROBE_FINISHED).catch(() => {});
+      }
     }
   }
 }

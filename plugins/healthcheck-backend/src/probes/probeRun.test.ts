@@ -1,5 +1,5 @@
 import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
-import { runProbeWithDeadline } from './probeRun';
+import { PROBE_FINISHED, runProbeWithDeadline } from './probeRun';
 
 const secrets = new ProbeSecrets({ TOKEN: 'tok-123' });
 const context = (timeoutMs: number, signal = new AbortController().signal) => ({
@@ -56,6 +56,23 @@ describe('runProbeWithDeadline', () => {
     // The work is told to wind down right after the answer.
     await new Promise(resolve => setImmediate(resolve));
     expect(workSignal?.aborted).toBe(true);
+    expect(workSignal?.reason).toMatchObject({ name: 'AbortError' });
+  });
+
+  it('tells finished work to release what it still holds, saying it finished', async () => {
+    let workSignal: AbortSignal | undefined;
+    const released: unknown[] = [];
+
+    await runProbeWithDeadline(context(1000), secrets, async signal => {
+      workSignal = signal;
+      signal.addEventListener('abort', () => released.push(signal.reason));
+      return { ok: true, status: 200 };
+    });
+
+    expect(workSignal?.aborted).toBe(false);
+    await new Promise(resolve => setImmediate(resolve));
+    // The same reason every time: no error is made per probe.
+    expect(released).toEqual([PROBE_FINISHED]);
   });
 
   it('turns a thrown error into a failed result of its kind', async () => {
