@@ -128,14 +128,33 @@ export function renderGrowthTable(
       verdict.text,
     ];
   });
+  return {
+    text: renderMarkdownTable(
+      header,
+      lines,
+      column => column >= 2 && column < header.length - 1,
+    ),
+    missed,
+  };
+}
+
+/**
+ * A Markdown table with its columns padded to one width, the columns for
+ * which `isFigure` holds aligned right (and marked so in the rule).
+ */
+export function renderMarkdownTable(
+  header: readonly string[],
+  lines: ReadonlyArray<readonly string[]>,
+  isFigure: (column: number) => boolean,
+): string {
   const all = [header, ...lines];
   const widths = header.map((_, column) =>
     all.reduce((widest, line) => Math.max(widest, line[column].length), 0),
   );
-  const render = (line: string[]) =>
+  const render = (line: readonly string[]) =>
     `| ${line
       .map((cell, column) =>
-        column >= 2 && column < line.length - 1
+        isFigure(column)
           ? cell.padStart(widths[column])
           : cell.padEnd(widths[column]),
       )
@@ -143,15 +162,10 @@ export function renderGrowthTable(
   const rule = `|${widths
     .map(
       (width, column) =>
-        `${'-'.repeat(width + 1)}${
-          column >= 2 && column < header.length - 1 ? ':' : '-'
-        }`,
+        `${'-'.repeat(width + 1)}${isFigure(column) ? ':' : '-'}`,
     )
     .join('|')}|`;
-  return {
-    text: [render(header), rule, ...lines.map(render)].join('\n'),
-    missed,
-  };
+  return [render(header), rule, ...lines.map(render)].join('\n');
 }
 
 /** A list of whole numbers >= 1 from `10000,50000` (`_` allowed). */

@@ -29,6 +29,24 @@ function machineTicks(): { busy: number; stolen: number; total: number } {
   return { busy: total - idle - stolen, stolen, total };
 }
 
+/** utime + stime of one process, in ticks; reads `/proc/<pid>/stat`. */
+function ticksOfStat(stat: string): number {
+  // After "pid (comm) " come state (field 3) ... utime (14), stime (15).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * CPU seconds (user and system) one process has used since it started,
+ * from /proc: how the probe-cost bench measures a process that is not its
+ * own (a backend instance, blackbox_exporter) without instrumenting it.
+ */
+export function processCpuSeconds(pid: number): number {
+  return (
+    ticksOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8')) / TICKS_PER_SECOND
+  );
+}
+
 /** utime + stime of each process whose command is `postgres`, by pid. */
 function postgresTicks(): Map<string, number> {
   const ticks = new Map<string, number>();
@@ -42,9 +60,7 @@ function postgresTicks(): Map<string, number> {
       if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') {
         continue;
       }
-      // After "pid (comm) " come state (field 3) ... utime (14), stime (15).
-      const fields = stat.slice(close + 2).split(' ');
-      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+      ticks.set(pid, ticksOfStat(stat));
     } catch {
       // The process ended meanwhile.
     }

@@ -52,6 +52,12 @@ export interface LoadJob {
    * once.
    */
   amount?: number;
+  /**
+   * Every request asks for this path (after `prefix`) instead of the
+   * endpoint's: for a server other than the bench's, such as
+   * blackbox_exporter's `/probe?module=...&target=...`.
+   */
+  path?: string;
 }
 
 export interface LoadResult {
@@ -79,6 +85,11 @@ const RESULT_KIND = 'vigil-load-result';
 
 /** Where the bench server answers a constant, for the floor. */
 export const FLOOR_PATH = '/floor';
+
+/** The path of a job's next request, for system `index`. */
+function requestPath(job: LoadJob, index: number): string {
+  return `${job.prefix}${job.path ?? pathOf(job.endpoint, index)}`;
+}
 
 /** The path of a request for system `index`. */
 export function pathOf(endpoint: Endpoint, index: number): string {
@@ -152,7 +163,7 @@ async function runOpenLoop(job: LoadJob, rate: number): Promise<LoadResult> {
     const request = pool
       .request({
         method: 'GET',
-        path: `${job.prefix}${pathOf(job.endpoint, choose())}`,
+        path: requestPath(job, choose()),
       })
       .then(async response => {
         await response.body.dump();
@@ -227,7 +238,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
             method: 'GET',
             setupRequest: request => ({
               ...request,
-              path: `${job.prefix}${pathOf(job.endpoint, choose())}`,
+              path: requestPath(job, choose()),
             }),
           },
         ],

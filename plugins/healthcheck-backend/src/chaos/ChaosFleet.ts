@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
@@ -12,6 +12,8 @@ const INSTANCE_PROCESS = resolvePackagePath(
   '@vigil/plugin-healthcheck-backend',
   'src/chaos/chaosInstanceProcess.ts',
 );
+/** Longer options go through a file: one argument may hold 128 KiB. */
+const MAX_INLINE_OPTIONS_LENGTH = 64 * 1024;
 /** A backend starts in about 5 s on an idle machine; CI machines are not idle. */
 const READY_TIMEOUT_MS = 90_000;
 /** A clean stop waits for probes in flight; after this it is a kill. */
@@ -92,7 +94,7 @@ export class ChaosFleet {
         '--require',
         require.resolve('@backstage/cli/config/nodeTransform.cjs'),
         INSTANCE_PROCESS,
-        JSON.stringify(options),
+        this.#optionsArgument(options),
       ],
       // stdin is the instance's lifeline: it exits when the suite does.
       { stdio: ['pipe', 'pipe', 'pipe'] },
@@ -112,6 +114,20 @@ export class ChaosFleet {
       }
     });
     return instance;
+  }
+
+  /**
+   * The options as JSON, or `@<file>` holding them when they are too long
+   * for one argument (Linux takes 128 KiB): a catalog of a thousand systems.
+   */
+  #optionsArgument(options: ChaosInstanceOptions): string {
+    const json = JSON.stringify(options);
+    if (json.length <= MAX_INLINE_OPTIONS_LENGTH) {
+      return json;
+    }
+    const file = path.join(this.#logDir, `${options.name}-options.json`);
+    writeFileSync(file, json);
+    return `@${file}`;
   }
 
   /** SIGTERM: the backend stops cleanly (its shutdown hooks run). */

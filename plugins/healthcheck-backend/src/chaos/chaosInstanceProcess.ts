@@ -6,14 +6,14 @@
  * and a notifications service that appends every notification to a file.
  *
  *   node --require @backstage/cli/config/nodeTransform.cjs \
- *     chaosInstanceProcess.ts '<ChaosInstanceOptions as JSON>'
+ *     chaosInstanceProcess.ts '<ChaosInstanceOptions as JSON>' (or '@<file>')
  *
  * Prints "ready <port>" once the backend serves; stops cleanly on SIGTERM;
  * on SIGUSR2 collects its garbage and prints "memory <MemoryReport JSON>";
  * exits when its stdin closes, which it does when the suite dies, however.
  */
 import os from 'node:os';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServiceFactory } from '@backstage/backend-plugin-api';
 // Dev dependencies on purpose: the chaos suite runs from source and is
 // never part of the built plugin.
@@ -131,7 +131,16 @@ async function main(options: ChaosInstanceOptions) {
   });
 }
 
-main(JSON.parse(process.argv[2])).catch(error => {
+/** The options: JSON, or `@<file>` holding it (see ChaosFleet). */
+function readOptions(argument: string): ChaosInstanceOptions {
+  return JSON.parse(
+    argument.startsWith('@')
+      ? readFileSync(argument.slice(1), 'utf8')
+      : argument,
+  );
+}
+
+main(readOptions(process.argv[2])).catch(error => {
   process.stderr.write(`${error?.stack ?? error}\n`);
   process.exit(1);
 });

@@ -15,6 +15,8 @@ export interface BenchDatabase {
   name: 'SQLite' | 'PostgreSQL';
   /** The server's version and where the data lives. */
   description: string;
+  /** PostgreSQL's database name, for a backend told to use it. */
+  databaseName?: string;
   knex: Knex;
   close(): Promise<void>;
 }
@@ -98,6 +100,7 @@ export async function openPostgres(
   return {
     name: 'PostgreSQL',
     description: `PostgreSQL ${version} at ${server.host} (database ${database}, dropped after)`,
+    databaseName: database,
     knex,
     close,
   };
