@@ -24,7 +24,7 @@
  *   queue wait p99 ≤ 250 ms and ≥ 99% of the ticks run.
  */
 import { mkdtempSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openPostgres } from '../reconciler/bench/benchDatabases';
@@ -65,6 +65,8 @@ interface Settings {
 
 /** Runs written behind their probes have landed this long after. */
 const WRITE_SETTLE_MS = 3_000;
+/** After the slices' first runs, before measuring: a new slice's first probe comes within 5 s. */
+const SETTLE_MS = 5_000;
 /** Between two failures of the time-to-know mode. */
 const FAILURE_SPACING_MS = 1_000;
 /** How often the systems route is asked about a failing environment. */
@@ -328,11 +330,19 @@ async function rampRate(
   for (const factor of settings.rampFactors) {
     const rate = settings.rate * factor;
     const intervalMs = intervalFor(slices, rate);
-    await vigil.writeChecks(`${intervalMs}ms`);
-    // The slices move onto the new interval's grid within one old interval.
-    await sleep(intervalFor(slices, settings.rate) + 5_000);
-    const span = await measureProcess(vigil.pid, settings.windowSeconds, () =>
-      vigil.postgresPids(databaseName),
+    // The checks are rewritten over one new interval; a few more seconds
+    // for the last ones' slices to settle on its grid.
+    await vigil.writeChecks(intervalMs);
+    await sleep(intervalMs + SETTLE_MS);
+    // Whole intervals: every slice is due the same number of times in it.
+    const periods = Math.max(
+      1,
+      Math.round((settings.windowSeconds * 1000) / intervalMs),
+    );
+    const span = await measureProcess(
+      vigil.pid,
+      (periods * intervalMs) / 1000,
+      () => vigil.postgresPids(databaseName),
     );
     await sleep(WRITE_SETTLE_MS);
     const runs = await vigil.runsDueIn(span.from, span.to);
@@ -352,6 +362,24 @@ async function rampRate(
     }
   }
   return steps;
+}
+
+/** Every slice's first run, or a warning that the machine is too busy. */
+async function waitForEverySlice(
+  vigil: ProbeCostInstance,
+  slices: number,
+  since: number,
+): Promise<void> {
+  const ran = await vigil.waitForRuns(slices, since);
+  if (ran < slices) {
+    log(
+      `WARNING: only ${ran} of ${slices} slices ran within the wait (load average ${loadavg()
+        .map(load => load.toFixed(1))
+        .join(', ')} on ${
+        cpus().length
+      } cores); the figures below are of an overloaded machine`,
+    );
+  }
 }
 
 async function main(settings: Settings): Promise<number> {
@@ -386,13 +414,12 @@ async function main(settings: Settings): Promise<number> {
       environments: settings.environments,
     });
     const madeAt = Date.now();
-    await vigil.writeChecks(`${intervalMs}ms`);
+    await vigil.writeChecks(intervalMs);
     log(
       `${slices} slices every ${intervalMs} ms (${settings.rate} probes/s); waiting for every slice's first run`,
     );
-    await vigil.waitForRuns(slices, madeAt);
-    // A full interval on the grid before measuring.
-    await sleep(intervalMs);
+    await waitForEverySlice(vigil, slices, madeAt);
+    await sleep(SETTLE_MS);
 
     if (settings.modes.includes('cost')) {
       log('cost: Vigil');
@@ -402,12 +429,12 @@ async function main(settings: Settings): Promise<number> {
         database.databaseName!,
       );
       log('cost: blackbox_exporter (Vigil paused)');
-      await vigil.writeChecks(`${intervalMs}ms`, true);
+      await vigil.writeChecks(intervalMs, true);
       const blackboxWindows = await measureBlackbox(target, settings);
       const resumedAt = Date.now();
-      await vigil.writeChecks(`${intervalMs}ms`);
-      await vigil.waitForRuns(slices, resumedAt);
-      await sleep(intervalMs);
+      await vigil.writeChecks(intervalMs);
+      await waitForEverySlice(vigil, slices, resumedAt);
+      await sleep(SETTLE_MS);
       const table = renderCostTable({
         rate: settings.rate,
         vigil: vigilWindows,
@@ -441,9 +468,9 @@ async function main(settings: Settings): Promise<number> {
       log('max-rate: shortening the interval');
       const steps = await rampRate(vigil, settings, database.databaseName!);
       out.push(
-        `### Rates one instance sustains, ${slices} slices on PostgreSQL, windows of ${
+        `### Rates one instance sustains, ${slices} slices on PostgreSQL, windows of whole intervals (about ${
           settings.windowSeconds
-        } s\n\n${renderRateTable(steps)}`,
+        } s)\n\n${renderRateTable(steps)}`,
       );
     }
   } finally {

@@ -154,9 +154,20 @@ export class ProbeCostInstance {
     };
   }
 
-  /** Makes the checks, or rewrites them with a new interval or paused. */
-  async writeChecks(interval: string, paused = false): Promise<void> {
-    for (const [index, id] of this.#checkIds().entries()) {
+  /**
+   * Makes the checks, or rewrites them with a new interval or paused, one
+   * every `intervalMs / checks`: a new slice's first probe comes within 5 s,
+   * and ten thousand of them at once would be a burst of 2,000 probes a
+   * second rather than the steady rate the bench measures.
+   */
+  async writeChecks(intervalMs: number, paused = false): Promise<void> {
+    const interval = `${intervalMs}ms`;
+    const ids = this.#checkIds();
+    const spacingMs = paused ? 0 : intervalMs / ids.length;
+    for (const [index, id] of ids.entries()) {
+      if (index > 0) {
+        await sleep(spacingMs);
+      }
       const revision = this.#revisions.get(id);
       const answer =
         revision === undefined
@@ -179,22 +190,19 @@ export class ProbeCostInstance {
     }
   }
 
-  /** Waits until `slices` slices have had a run since `since`. */
-  async waitForRuns(slices: number, since: number): Promise<void> {
+  /**
+   * Waits until `slices` slices have had a run since `since`, or gives up
+   * after a while: the slices that ran, for the bench to say so (a machine
+   * too busy for the load shows in every table after).
+   */
+  async waitForRuns(slices: number, since: number): Promise<number> {
     const deadline = Date.now() + FIRST_RUNS_TIMEOUT_MS;
     for (;;) {
       const [{ ran }] = await this.#knex('healthcheck_runs')
         .countDistinct({ ran: 'slice_id' })
         .where('started_at', '>=', since);
-      if (Number(ran) >= slices) {
-        return;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `Only ${ran} of ${slices} slices ran within ${
-            FIRST_RUNS_TIMEOUT_MS / 1000
-          } s`,
-        );
+      if (Number(ran) >= slices || Date.now() > deadline) {
+        return Number(ran);
       }
       await sleep(1000);
     }
