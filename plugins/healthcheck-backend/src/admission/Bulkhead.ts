@@ -1,4 +1,3 @@
-import { adaptiveTimeout } from './adaptiveTimeout';
 import {
   admit,
   type AdmissionDecision,
@@ -6,32 +5,24 @@ import {
   type Lane,
   mayTakeSlot,
 } from './admit';
-import {
-  classifyEndpoint,
-  EMPTY_ENDPOINT_HISTORY,
-  type EndpointClassification,
-  type EndpointHistory,
-  recordEndpointRun,
-} from './classifyEndpoint';
-import {
-  classifySlice,
-  EMPTY_SLICE_HISTORY,
-  type RecordedRun,
-  recordRun,
-  type RunSummary,
-  type SliceClassification,
-  type SliceHistory,
+import type { EndpointClassification } from './classifyEndpoint';
+import type {
+  RecordedRun,
+  RunSummary,
+  SliceClassification,
 } from './classifySlice';
+import { JobQueue } from './JobQueue';
 import {
   ADMISSION_METRICS,
   type AdmissionMetricsRecorder,
   noopAdmissionMetrics,
 } from './metrics';
+import { type AdmissionOptions, resolveAdmissionOptions } from './options';
 import {
-  type AdmissionOptions,
-  resolveAdmissionOptions,
-  runsKept,
-} from './options';
+  type EndpointEntry,
+  type SliceEntry,
+  SuspicionBook,
+} from './SuspicionBook';
 
 /**
  * One tick of one slice asking to run.
@@ -96,26 +87,6 @@ export interface BulkheadDependencies {
   readonly metrics?: AdmissionMetricsRecorder;
 }
 
-interface SliceEntry {
-  history: SliceHistory;
-  /** Admitted, queued or running, not finished. */
-  inFlight: number;
-  /** Forgotten while a run was in flight: drop the entry once it ends. */
-  forgotten: boolean;
-  /** The endpoint its latest request named. */
-  endpointKey: string | undefined;
-}
-
-interface EndpointEntry {
-  history: EndpointHistory;
-  /** Runs of its slices admitted, queued or running, not finished. */
-  inFlight: number;
-  /** Of those, the ones holding a slot. */
-  running: number;
-  /** Slice entries whose latest request named it. */
-  slices: number;
-}
-
 interface Job {
   readonly request: BulkheadRequest;
   readonly entry: SliceEntry;
@@ -126,62 +97,6 @@ interface Job {
 }
 
 type Admitted = Extract<AdmissionDecision, { admit: true }>;
-
-/**
- * First in, first out, except that a waiter held back by its endpoint's
- * share is passed over (and keeps its place) for the next one that may go.
- * Taken jobs leave holes, swept once they outnumber the waiters.
- */
-class JobQueue {
-  #items: Array<Job | undefined> = [];
-  #head = 0;
-  #length = 0;
-
-  get length(): number {
-    return this.#length;
-  }
-
-  push(job: Job): void {
-    this.#items.push(job);
-    this.#length++;
-  }
-
-  /** Removes and returns the oldest job that `accept` takes, if any. */
-  takeFirst(accept: (job: Job) => boolean): Job | undefined {
-    const items = this.#items;
-    for (let i = this.#head; i < items.length; i++) {
-      const job = items[i];
-      if (job !== undefined && accept(job)) {
-        items[i] = undefined;
-        this.#length--;
-        this.#sweep();
-        return job;
-      }
-    }
-    return undefined;
-  }
-
-  #sweep(): void {
-    const items = this.#items;
-    while (this.#head < items.length && items[this.#head] === undefined) {
-      this.#head++;
-    }
-    if (items.length - this.#head > 2 * this.#length + 1024) {
-      this.#items = items.filter(job => job !== undefined);
-      this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > items.length) {
-      this.#items = items.slice(this.#head);
-      this.#head = 0;
-    }
-  }
-}
-
-const NOT_SUSPECT: SliceClassification = Object.freeze({
-  suspect: false,
-  slowFailureStreak: 0,
-  shrunkRunsInARow: 0,
-  baselineMs: undefined,
-});
 
 /**
  * The slow-check bulkhead of one backend instance: a concurrency limit with
@@ -209,22 +124,21 @@ const NOT_SUSPECT: SliceClassification = Object.freeze({
  * nothing and holds nothing. Everything here is pod-local bookkeeping: losing
  * it on a restart only means slices prove themselves suspect again.
  *
- * Call {@link Bulkhead.forget} when a slice is cancelled, or its history
- * stays.
+ * This class owns the slots and the queue; what is known about each slice
+ * and endpoint is kept by its {@link SuspicionBook}. Call
+ * {@link Bulkhead.forget} when a slice is cancelled, or its history stays.
  *
  * @internal
  */
 export class Bulkhead {
   readonly #options: AdmissionOptions;
-  readonly #runsKept: number;
   readonly #now: () => number;
   readonly #deferredCounter: ReturnType<AdmissionMetricsRecorder['counter']>;
   readonly #startedCounter: ReturnType<AdmissionMetricsRecorder['counter']>;
   readonly #queueWait: ReturnType<AdmissionMetricsRecorder['histogram']>;
 
-  readonly #slices = new Map<string, SliceEntry>();
-  readonly #endpoints = new Map<string, EndpointEntry>();
-  readonly #queue = new JobQueue();
+  readonly #book: SuspicionBook;
+  readonly #queue = new JobQueue<Job>();
   #running = 0;
   readonly #runningByLane: Record<Lane, number> = { normal: 0, suspect: 0 };
   readonly #completions: Record<Lane, number> = { normal: 0, suspect: 0 };
@@ -240,7 +154,7 @@ export class Bulkhead {
     dependencies: BulkheadDependencies = {},
   ) {
     this.#options = resolveAdmissionOptions(options);
-    this.#runsKept = runsKept(this.#options);
+    this.#book = new SuspicionBook(this.#options);
     const clock = dependencies.clock ?? Date;
     this.#now = () => clock.now();
     const metrics = dependencies.metrics ?? noopAdmissionMetrics;
@@ -273,8 +187,10 @@ export class Bulkhead {
       );
     }
 
-    const entry = this.#entry(request.sliceId);
-    const endpoint = this.#bindEndpoint(entry, request.endpointKey);
+    const { entry, endpoint } = this.#book.track(
+      request.sliceId,
+      request.endpointKey,
+    );
     const decision = this.#decide(request, entry, endpoint, {
       countedInFlight: false,
     });
@@ -283,10 +199,7 @@ export class Bulkhead {
       return Promise.resolve({ deferred: decision.reason });
     }
 
-    entry.inFlight++;
-    if (endpoint) {
-      endpoint.inFlight++;
-    }
+    this.#book.admitted(entry, endpoint);
     return new Promise<BulkheadResult>((resolve, reject) => {
       const job: Job = { request, entry, endpoint, work, resolve, reject };
       if (decision.lane === 'suspect' || this.#mayTakeSlot(job)) {
@@ -304,18 +217,12 @@ export class Bulkhead {
    * harness); its endpoint is read by {@link Bulkhead.endpointClassification}.
    */
   classification(sliceId: string): SliceClassification {
-    const entry = this.#slices.get(sliceId);
-    return entry
-      ? classifySlice(entry.history, this.#options)
-      : classifySlice(EMPTY_SLICE_HISTORY, this.#options);
+    return this.#book.classification(sliceId);
   }
 
   /** How the bulkhead reads an endpoint now, across its slices. */
   endpointClassification(endpointKey: string): EndpointClassification {
-    return classifyEndpoint(
-      this.#endpoints.get(endpointKey)?.history ?? EMPTY_ENDPOINT_HISTORY,
-      this.#options,
-    );
+    return this.#book.endpointClassification(endpointKey);
   }
 
   /**
@@ -325,24 +232,12 @@ export class Bulkhead {
    * are not primed: they learn again from the first K slow failures.
    */
   prime(sliceId: string, runsNewestFirst: readonly RecordedRun[]): void {
-    const entry = this.#entry(sliceId);
-    entry.history = [...runsNewestFirst]
-      .reverse()
-      .reduce(
-        (history, run) => this.#record(history, run),
-        EMPTY_SLICE_HISTORY,
-      );
+    this.#book.prime(sliceId, runsNewestFirst);
   }
 
   /** Drops a cancelled slice's history (after its running probe, if any). */
   forget(sliceId: string): void {
-    const entry = this.#slices.get(sliceId);
-    if (!entry) {
-      return;
-    }
-    entry.history = EMPTY_SLICE_HISTORY;
-    entry.forgotten = true;
-    this.#dropIfForgotten(sliceId, entry);
+    this.#book.forget(sliceId);
   }
 
   stats(): BulkheadStats {
@@ -353,93 +248,9 @@ export class Bulkhead {
       completions: { ...this.#completions },
       deferrals: { ...this.#deferrals },
       slotTimeMs: { ...this.#slotTimeMs },
-      trackedSlices: this.#slices.size,
-      trackedEndpoints: this.#endpoints.size,
+      trackedSlices: this.#book.trackedSlices,
+      trackedEndpoints: this.#book.trackedEndpoints,
     };
-  }
-
-  #entry(sliceId: string): SliceEntry {
-    let entry = this.#slices.get(sliceId);
-    if (!entry) {
-      entry = {
-        history: EMPTY_SLICE_HISTORY,
-        inFlight: 0,
-        forgotten: false,
-        endpointKey: undefined,
-      };
-      this.#slices.set(sliceId, entry);
-    }
-    entry.forgotten = false;
-    return entry;
-  }
-
-  /** Points the slice at the endpoint its request names (targets change). */
-  #bindEndpoint(
-    entry: SliceEntry,
-    endpointKey: string | undefined,
-  ): EndpointEntry | undefined {
-    if (entry.endpointKey !== endpointKey) {
-      this.#unbindEndpoint(entry);
-      entry.endpointKey = endpointKey;
-      if (endpointKey !== undefined) {
-        let endpoint = this.#endpoints.get(endpointKey);
-        if (!endpoint) {
-          endpoint = {
-            history: EMPTY_ENDPOINT_HISTORY,
-            inFlight: 0,
-            running: 0,
-            slices: 0,
-          };
-          this.#endpoints.set(endpointKey, endpoint);
-        }
-        endpoint.slices++;
-      }
-    }
-    return endpointKey === undefined
-      ? undefined
-      : this.#endpoints.get(endpointKey);
-  }
-
-  #unbindEndpoint(entry: SliceEntry): void {
-    const key = entry.endpointKey;
-    const endpoint = key === undefined ? undefined : this.#endpoints.get(key);
-    entry.endpointKey = undefined;
-    if (endpoint) {
-      endpoint.slices--;
-      this.#dropEndpointIfUnused(key!, endpoint);
-    }
-  }
-
-  #dropEndpointIfUnused(endpointKey: string, endpoint: EndpointEntry): void {
-    if (
-      endpoint.slices === 0 &&
-      endpoint.inFlight === 0 &&
-      this.#endpoints.get(endpointKey) === endpoint
-    ) {
-      this.#endpoints.delete(endpointKey);
-    }
-  }
-
-  #record(history: SliceHistory, run: RecordedRun): SliceHistory {
-    return recordRun(history, run, {
-      runsKept: this.#runsKept,
-      baselineSamples: this.#options.baselineSamples,
-    });
-  }
-
-  #classify(entry: SliceEntry): SliceClassification {
-    if (!this.#options.gateSuspectSlices) {
-      return NOT_SUSPECT;
-    }
-    return classifySlice(entry.history, this.#options);
-  }
-
-  #endpointSuspect(endpoint: EndpointEntry | undefined): boolean {
-    return (
-      this.#options.gateSuspectSlices &&
-      endpoint !== undefined &&
-      classifyEndpoint(endpoint.history, this.#options).suspect
-    );
   }
 
   #mayTakeSlot(job: Job): boolean {
@@ -469,22 +280,10 @@ export class Bulkhead {
     { countedInFlight }: { countedInFlight: boolean },
   ): AdmissionDecision {
     const self = countedInFlight ? 1 : 0;
-    const slice = this.#classify(entry);
-    const endpointSuspect = this.#endpointSuspect(endpoint);
-    const suspectTimeout =
-      slice.suspect || endpointSuspect
-        ? adaptiveTimeout(
-            {
-              configuredTimeoutMs: request.timeoutMs,
-              baselineMs: slice.baselineMs,
-              shrunkRunsInARow: slice.shrunkRunsInARow,
-            },
-            this.#options,
-          )
-        : undefined;
+    const suspicion = this.#book.suspicion(entry, endpoint, request.timeoutMs);
     return admit({
-      sliceSuspect: slice.suspect,
-      endpointSuspect,
+      sliceSuspect: suspicion.sliceSuspect,
+      endpointSuspect: suspicion.endpointSuspect,
       inFlight: entry.inFlight - self,
       endpointInFlight: (endpoint?.inFlight ?? 0) - self,
       laneInUse: this.#runningByLane.suspect,
@@ -493,24 +292,13 @@ export class Bulkhead {
         this.#running < this.#options.concurrency &&
         (!countedInFlight || this.#queue.length === 0),
       fullTimeoutMs: request.timeoutMs,
-      suspectTimeoutMs: suspectTimeout?.timeoutMs ?? request.timeoutMs,
+      suspectTimeoutMs: suspicion.suspectTimeoutMs,
     });
   }
 
   #countDeferral(reason: DeferReason): void {
     this.#deferrals[reason]++;
     this.#deferredCounter.add(1, { reason });
-  }
-
-  #dropIfForgotten(sliceId: string, entry: SliceEntry): void {
-    if (
-      entry.forgotten &&
-      entry.inFlight === 0 &&
-      this.#slices.get(sliceId) === entry
-    ) {
-      this.#slices.delete(sliceId);
-      this.#unbindEndpoint(entry);
-    }
   }
 
   #start(job: Job, decision: Admitted): void {
@@ -546,7 +334,7 @@ export class Bulkhead {
         };
         this.#slotTimeMs[lane] += heldMs;
         this.#completions[lane]++;
-        this.#learn(job, run);
+        this.#book.learn(job.entry, job.endpoint, run);
         this.#release(job, lane);
         job.resolve({ lane, timeoutMs, queueWaitMs, run });
       },
@@ -558,32 +346,9 @@ export class Bulkhead {
     );
   }
 
-  /** Records a finished run in its slice's and its endpoint's history. */
-  #learn(job: Job, run: RecordedRun): void {
-    const sliceAlreadySuspect = classifySlice(
-      job.entry.history,
-      this.#options,
-    ).suspect;
-    if (!job.entry.forgotten) {
-      job.entry.history = this.#record(job.entry.history, run);
-    }
-    if (job.endpoint) {
-      // Evidence about the endpoint even if the slice was forgotten.
-      job.endpoint.history = recordEndpointRun(job.endpoint.history, run, {
-        sliceAlreadySuspect,
-        slowFraction: this.#options.slowFraction,
-      });
-    }
-  }
-
   /** Undoes the bookkeeping of an admitted run that has ended or left. */
   #finish(job: Job): void {
-    job.entry.inFlight--;
-    this.#dropIfForgotten(job.request.sliceId, job.entry);
-    if (job.endpoint) {
-      job.endpoint.inFlight--;
-      this.#dropEndpointIfUnused(job.request.endpointKey!, job.endpoint);
-    }
+    this.#book.finished(job.request, job.entry, job.endpoint);
   }
 
   #release(job: Job, lane: Lane): void {
@@ -610,7 +375,8 @@ export class Bulkhead {
     ) {
       const next = this.#queue.takeFirst(
         waiting =>
-          this.#mayTakeSlot(waiting) || this.#endpointSuspect(waiting.endpoint),
+          this.#mayTakeSlot(waiting) ||
+          this.#book.endpointSuspect(waiting.endpoint),
       );
       if (!next) {
         return;
