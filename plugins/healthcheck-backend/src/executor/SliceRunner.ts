@@ -8,7 +8,8 @@ import {
   SliceStatusState,
 } from '../judge';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { claimKeyAt, DueTick } from '../scheduler';
+import { claimDueTicks } from '../claims/claimDueTicks';
+import { DueTick } from '../scheduler';
 import { boundProbeResult } from './boundProbeResult';
 import { judgeProbeResult } from './judgeProbeResult';
 import { noopRunMetrics, RunMetrics } from './runMetrics';
@@ -116,8 +117,8 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   /**
    * The scheduler's executor: each tick of the batch with its run, keyed by
    * the tick itself (a stale tick's run ends at once). With claims, the
-   * fresh ticks of the batch are claimed in one go (keyed by their grid
-   * tick, the same on every instance) and only the won ones run.
+   * fresh ticks of the batch are claimed in one go ({@link claimDueTicks})
+   * and only the won ones run.
    */
   readonly execute = (
     batch: ReadonlyArray<DueTick<TSlice>>,
@@ -130,41 +131,29 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       );
     }
     const runs = new Map<DueTick<TSlice>, Promise<RunRecord | undefined>>();
-    const keyed = [];
+    const fresh: Array<DueTick<TSlice>> = [];
     for (const tick of batch) {
       if (!this.#isFresh(tick)) {
         this.#stats.staleTicks++;
         runs.set(tick, Promise.resolve(undefined));
         continue;
       }
-      keyed.push({
-        tick,
-        scheduledAt: claimKeyAt(
-          tick.sliceId,
-          tick.scheduledAt,
-          tick.slice.intervalMs,
-        ),
-        sliceId: tick.sliceId,
-        generation: tick.generation,
-        slice: tick.slice,
-      });
+      fresh.push(tick);
     }
-    const won = claims.claim(keyed).then(async list => {
-      await this.#prepareStates(list);
-      return new Set(list);
+    const won = claimDueTicks(claims, fresh).then(async list => {
+      await this.#prepareStates(list.map(({ claimed }) => claimed));
+      return new Map(list.map(({ due, claimed }) => [due, claimed]));
     });
-    for (const key of keyed) {
+    for (const tick of fresh) {
       runs.set(
-        key.tick,
-        won.then(wonKeys => {
-          if (!wonKeys.has(key)) {
+        tick,
+        won.then(wonTicks => {
+          const claimed = wonTicks.get(tick);
+          if (!claimed) {
             this.#stats.notClaimed++;
             return undefined;
           }
-          return this.runTick(
-            { ...key.tick, scheduledAt: key.scheduledAt },
-            key.tick.scheduledAt,
-          );
+          return this.runTick(claimed, tick.scheduledAt);
         }),
       );
     }
