@@ -1,8 +1,8 @@
 import { truncateCharacters } from './jsonBody';
+import { formatDurationMs } from '../model/duration';
 import {
   NumericValue,
   compareNumericValues,
-  formatDurationMs,
   readNumericValue,
 } from './numericValue';
 import { parseCondition } from './parseCondition';

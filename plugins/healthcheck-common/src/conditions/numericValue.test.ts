@@ -1,8 +1,4 @@
-import {
-  compareNumericValues,
-  formatDurationMs,
-  readNumericValue,
-} from './numericValue';
+import { compareNumericValues, readNumericValue } from './numericValue';
 
 describe('readNumericValue', () => {
   it.each`
@@ -85,25 +81,5 @@ describe('compareNumericValues', () => {
 
   it('tells apart integers that doubles would round together', () => {
     expect(compareNumericValues(9007199254740993n, 9007199254740992n)).toBe(1);
-  });
-});
-
-describe('formatDurationMs', () => {
-  it.each`
-    ms               | text
-    ${0}             | ${'0s'}
-    ${999}           | ${'0s'}
-    ${45_000}        | ${'45s'}
-    ${40_000}        | ${'40s'}
-    ${130_000}       | ${'2m10s'}
-    ${120_000}       | ${'2m'}
-    ${3_600_000}     | ${'1h'}
-    ${5_400_000}     | ${'1h30m'}
-    ${3_615_000}     | ${'1h0m15s'}
-    ${1_209_600_000} | ${'336h'}
-    ${-86_400_000}   | ${'-24h'}
-    ${172_800_999.9} | ${'48h'}
-  `('shows $ms ms as $text', ({ ms, text }) => {
-    expect(formatDurationMs(ms)).toBe(text);
   });
 });

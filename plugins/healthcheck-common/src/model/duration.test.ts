@@ -1,4 +1,9 @@
-import { DurationParseError, formatDuration, parseDuration } from './duration';
+import {
+  DurationParseError,
+  formatDuration,
+  formatDurationMs,
+  parseDuration,
+} from './duration';
 
 describe('parseDuration', () => {
   it.each([
@@ -74,5 +79,25 @@ describe('formatDuration', () => {
     for (let ms = 0; ms < 4_000_000; ms += 7_919) {
       expect(parseDuration(formatDuration(ms))).toBe(ms);
     }
+  });
+});
+
+describe('formatDurationMs', () => {
+  it.each`
+    ms               | text
+    ${0}             | ${'0s'}
+    ${999}           | ${'0s'}
+    ${45_000}        | ${'45s'}
+    ${40_000}        | ${'40s'}
+    ${130_000}       | ${'2m10s'}
+    ${120_000}       | ${'2m'}
+    ${3_600_000}     | ${'1h'}
+    ${5_400_000}     | ${'1h30m'}
+    ${3_615_000}     | ${'1h0m15s'}
+    ${1_209_600_000} | ${'336h'}
+    ${-86_400_000}   | ${'-24h'}
+    ${172_800_999.9} | ${'48h'}
+  `('shows $ms ms as $text', ({ ms, text }) => {
+    expect(formatDurationMs(ms)).toBe(text);
   });
 });

@@ -1,9 +1,37 @@
-const MILLISECONDS_PER_UNIT: Readonly<Record<string, bigint>> = {
-  ms: 1n,
-  s: 1_000n,
-  m: 60_000n,
-  h: 3_600_000n,
+/*
+ * Durations in Go's `time.ParseDuration` syntax, where every number carries
+ * its unit (`500ms`, `1.5s`, `1h30m`), read two ways: strictly for what a
+ * check is configured with ({@link parseDuration}: whole milliseconds, no
+ * sign, exact, with an error that says what is wrong), and as Gatus reads
+ * a condition's operand ({@link readGoDuration}: signs and sub-millisecond
+ * units too, in floating point, so teams' Gatus conditions keep working).
+ */
+
+/** Milliseconds per unit of Go's duration syntax. */
+const GO_UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
 };
+
+/** The units a configured duration may use: none finer than a millisecond. */
+const MILLISECONDS_PER_UNIT: Readonly<Record<string, bigint>> =
+  Object.fromEntries(
+    (['ms', 's', 'm', 'h'] as const).map(unit => [
+      unit,
+      BigInt(GO_UNIT_MS[unit]),
+    ]),
+  );
+
+// A whole operand in Go's syntax, and one component of it.
+const GO_DURATION =
+  /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
+const GO_DURATION_COMPONENT = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
 
 const DURATION_HINT = 'use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m';
 
@@ -119,4 +147,46 @@ export function formatDuration(ms: number): string {
     }
   }
   return text;
+}
+
+/**
+ * Reads a duration as Gatus does (`500ms`, `-1.5s`, `1h30m`, `250us`) into
+ * milliseconds, fractions included; undefined for anything else.
+ * @internal
+ */
+export function readGoDuration(text: string): number | undefined {
+  if (!GO_DURATION.test(text)) {
+    return undefined;
+  }
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(GO_DURATION_COMPONENT)) {
+    total += Number(amount) * GO_UNIT_MS[unit];
+  }
+  return text.startsWith('-') ? -total : total;
+}
+
+/**
+ * Milliseconds as Gatus shows a time left: whole seconds, trailing zero
+ * units dropped (`336h`, `1h30m`, `1h0m15s`, `45s`, `-24h`, `0s`).
+ * @internal
+ */
+export function formatDurationMs(ms: number): string {
+  const totalSeconds = Math.trunc(ms / 1000);
+  if (!Number.isFinite(totalSeconds) || totalSeconds === 0) {
+    return Number.isFinite(totalSeconds) ? '0s' : String(ms);
+  }
+  const sign = totalSeconds < 0 ? '-' : '';
+  const seconds = Math.abs(totalSeconds);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  let text: string;
+  if (h > 0) {
+    text = `${h}h${m > 0 || s > 0 ? `${m}m` : ''}${s > 0 ? `${s}s` : ''}`;
+  } else if (m > 0) {
+    text = `${m}m${s > 0 ? `${s}s` : ''}`;
+  } else {
+    text = `${s}s`;
+  }
+  return sign + text;
 }

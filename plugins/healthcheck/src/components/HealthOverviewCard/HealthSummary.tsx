@@ -2,7 +2,7 @@ import { Flex, Text } from '@backstage/ui';
 import { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import { STALE_ROLLUP_NOTE } from '../../status';
 import { HealthStatusBadge } from '../HealthStatusBadge';
-import { relativeTime } from './relativeTime';
+import { formatRelative } from '../../format/relativeTime';
 import { worstEnvironment } from './worstEnvironment';
 
 function checksHealthy(rollup: Pick<SystemRollup, 'healthy' | 'total'>) {
@@ -41,7 +41,7 @@ export function HealthSummary(props: { rollup: SystemRollup }) {
           dateTime={rollup.updatedAt}
           title={new Date(rollup.updatedAt).toLocaleString()}
         >
-          {relativeTime(rollup.updatedAt)}
+          {formatRelative(rollup.updatedAt)}
         </time>
         {rollup.stale && <> · {STALE_ROLLUP_NOTE}</>}
       </Text>

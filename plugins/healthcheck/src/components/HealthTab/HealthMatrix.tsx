@@ -16,9 +16,9 @@ import {
   describeCellUptime,
   formatCellUptime,
   formatDuration,
-  formatRelative,
   shortCheckName,
 } from './format';
+import { formatRelative } from '../../format/relativeTime';
 import { HISTORY_RANGES } from './historyData';
 import { InlineError } from './InlineError';
 import { RelativeTime } from './RelativeTime';

@@ -5,7 +5,8 @@ import {
   useEffect,
   useState,
 } from 'react';
-import { formatRelative, formatTimestamp } from './format';
+import { formatRelative } from '../../format/relativeTime';
+import { formatTimestamp } from './format';
 
 const NowContext = createContext<number | undefined>(undefined);
 

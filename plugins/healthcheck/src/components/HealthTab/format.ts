@@ -1,39 +1,5 @@
+import { toMillis } from '../../format/relativeTime';
 import { HISTORY_RANGES, HistoryRange } from './historyData';
-
-const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-
-const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
-  ['day', 86_400_000],
-  ['hour', 3_600_000],
-  ['minute', 60_000],
-  ['second', 1_000],
-];
-
-function toMillis(value: string | number | undefined): number | undefined {
-  if (value === undefined) {
-    return undefined;
-  }
-  const ms = typeof value === 'number' ? value : Date.parse(value);
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
-/** `2 minutes ago`, `in 5 seconds`, `now`; `never` without a time. */
-export function formatRelative(
-  value: string | number | undefined,
-  now: number = Date.now(),
-): string {
-  const ms = toMillis(value);
-  if (ms === undefined) {
-    return 'never';
-  }
-  const diff = ms - now;
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(diff) >= size || unit === 'second') {
-      return relativeFormat.format(Math.round(diff / size), unit);
-    }
-  }
-  return relativeFormat.format(0, 'second');
-}
 
 /** An absolute date and time in the reader's locale, for titles and tooltips. */
 export function formatTimestamp(value: string | number | undefined): string {
