@@ -33,7 +33,7 @@ import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
 import { DatabaseSliceStore } from './database/DatabaseSliceStore';
 import { DatabaseStateStore } from './database/DatabaseStateStore';
-import { DurableSliceStates } from './executor/DurableSliceStates';
+import { CachedSliceStates } from './executor/CachedSliceStates';
 import { registerCheckResourceType } from './permissions/registerCheckResourceType';
 import {
   createReconcileFollowUp,
@@ -231,7 +231,7 @@ export const healthcheckPlugin = createBackendPlugin({
           slices,
           probeTypes,
           metrics,
-          states: new DurableSliceStates({
+          states: new CachedSliceStates({
             readSliceStates: ids => states.readSliceStates(ids),
           }),
           instanceId: membershipId,

@@ -1,4 +1,4 @@
-import { claimKeyAt } from '../scheduler/stagger';
+import { claimKeyAt } from '../scheduler/tickGrid';
 import type { SliceClaim } from '../model';
 
 /**

@@ -4,7 +4,7 @@ import { Bulkhead } from '../admission';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';
 import { claimKeyAt } from '../scheduler';
-import { DurableSliceStates } from './DurableSliceStates';
+import { CachedSliceStates } from './CachedSliceStates';
 import { SliceRunner } from './SliceRunner';
 import type { RunRecord } from '../model';
 import type { RunnableSlice, TickClaims } from '../model';
@@ -353,7 +353,7 @@ describe('SliceRunner', () => {
   });
 
   it('forgets a removed slice: its state and its bulkhead history, after the run under way if any', async () => {
-    const states = new DurableSliceStates({
+    const states = new CachedSliceStates({
       readSliceStates: async () => new Map(),
     });
     const bulkhead = new Bulkhead({ concurrency: 4, laneCapacity: 1 });

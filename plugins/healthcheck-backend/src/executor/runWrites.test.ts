@@ -9,7 +9,7 @@ import { createRunFollowUp } from '../rollup/followUpRuns';
 import { healthTestbed, sliceOf } from '../rollup/__testUtils__/healthTestbed';
 import { claimKeyAt } from '../scheduler';
 import { OutageJournal, OutageMode } from '../outage';
-import { DurableSliceStates } from './DurableSliceStates';
+import { CachedSliceStates } from './CachedSliceStates';
 import { SliceRunner } from './SliceRunner';
 
 jest.setTimeout(60_000);
@@ -74,7 +74,7 @@ describe('a run whose write fails', () => {
         bulkhead: new Bulkhead(),
         logger,
         isCurrent: () => true,
-        states: new DurableSliceStates({
+        states: new CachedSliceStates({
           readSliceStates: ids => store.readSliceStates(ids),
         }),
         claims: createTickClaims({

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
-import { backoffDelayMs } from './stagger';
+import { backoffDelayMs } from './backoff';
 import type {
   ScheduledSlice,
   SchedulerClock,

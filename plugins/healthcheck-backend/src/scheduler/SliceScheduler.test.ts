@@ -2,7 +2,7 @@ import { mockServices } from '@backstage/backend-test-utils';
 import { FakeClock } from './__testUtils__/FakeClock';
 import type { SchedulerMetrics, SchedulerSizes } from './metrics';
 import { SliceScheduler } from './SliceScheduler';
-import { staggerOffsetMs } from './stagger';
+import { staggerOffsetMs } from './tickGrid';
 import type {
   DueTick,
   SchedulerClock,

@@ -17,7 +17,7 @@ import {
   missedTicks,
   nextTick,
   staggerOffsetMs,
-} from './stagger';
+} from './tickGrid';
 import { isValidSlice, sameOwnProperties } from './sliceChecks';
 import type {
   DueTick,

@@ -2,7 +2,7 @@ export { SliceScheduler } from './SliceScheduler';
 export { createSchedulerMetrics } from './metrics';
 export type { SchedulerMetrics, SchedulerSizes } from './metrics';
 export { systemClock } from './clock';
-export { claimKeyAt } from './stagger';
+export { claimKeyAt } from './tickGrid';
 export type {
   DueTick,
   ScheduledSlice,

@@ -16,7 +16,7 @@ import {
   createProbingInstance,
   ProbingInstance,
 } from './createProbingInstance';
-import { DurableSliceStates } from '../executor/DurableSliceStates';
+import { CachedSliceStates } from '../executor/CachedSliceStates';
 
 /*
  * Slices come and go all the time (checks edited, systems renamed,
@@ -88,7 +88,7 @@ describe('slice churn', () => {
     await once(server, 'listening');
     const port = (server.address() as AddressInfo).port;
 
-    const states = new DurableSliceStates({
+    const states = new CachedSliceStates({
       readSliceStates: ids => stateStore.readSliceStates(ids),
     });
     const config = new ConfigReader({

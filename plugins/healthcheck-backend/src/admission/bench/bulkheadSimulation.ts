@@ -1,6 +1,10 @@
 import { Bulkhead, type BulkheadResult } from '../Bulkhead';
 import type { RunSummary } from '../classifySlice';
-import { firstDueAt, nextTick, staggerOffsetMs } from '../../scheduler/stagger';
+import {
+  firstDueAt,
+  nextTick,
+  staggerOffsetMs,
+} from '../../scheduler/tickGrid';
 
 /** One load pattern, after the seed's scale harness. */
 interface Scenario {

@@ -17,7 +17,11 @@ import type { DeferReason } from '../admit';
 import { ProbeEngine } from '../../executor/ProbeEngine';
 import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';
-import { firstDueAt, nextTick, staggerOffsetMs } from '../../scheduler/stagger';
+import {
+  firstDueAt,
+  nextTick,
+  staggerOffsetMs,
+} from '../../scheduler/tickGrid';
 import { quietLogger } from '../../tooling/quietLogger';
 import type { RunRecord } from '../../model';
 import type { RunnableSlice } from '../../model';

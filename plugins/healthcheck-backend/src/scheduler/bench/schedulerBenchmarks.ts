@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { randomSource } from '../../tooling/randomSource.ts';
 import { DueHeap } from '../DueHeap.ts';
 import { SliceScheduler } from '../SliceScheduler.ts';
-import { gridPointAtOrAfter, staggerOffsetMs } from '../stagger.ts';
+import { gridPointAtOrAfter, staggerOffsetMs } from '../tickGrid.ts';
 import type { DueTick } from '../types.ts';
 import {
   parseSizes,

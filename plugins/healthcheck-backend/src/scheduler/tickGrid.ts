@@ -1,7 +1,7 @@
 /**
  * Pure timing decisions of the scheduler: where a slice sits on its grid, when
- * its first probe comes, what its next tick is, and how long the loader backs
- * off. No clock, no state: every function maps numbers to numbers.
+ * its first probe comes, what its next tick is. No clock, no state: every
+ * function maps numbers to numbers.
  *
  * Times are Unix epoch milliseconds. A slice with interval `I` and offset `o`
  * fires at the grid points `k * I + o`; the grid is anchored to the epoch, not
@@ -217,20 +217,4 @@ export function missedTicks(
 ): number {
   const unhurried = nextTick(scheduledAt, intervalMs, offsetMs, -Infinity);
   return Math.max(0, Math.round((next - unhurried) / intervalMs));
-}
-
-/**
- * Exponential backoff: `base`, `2 * base`, `4 * base`, ... capped at `capMs`,
- * so after a long outage the loader notices recovery within `capMs`.
- *
- * @param consecutiveFailures - 1 for the first failure in a row
- * @internal
- */
-export function backoffDelayMs(
-  baseMs: number,
-  consecutiveFailures: number,
-  capMs: number,
-): number {
-  const doublings = Math.min(Math.max(consecutiveFailures - 1, 0), 52);
-  return Math.min(capMs, baseMs * 2 ** doublings);
 }

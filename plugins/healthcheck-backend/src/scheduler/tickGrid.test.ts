@@ -1,6 +1,5 @@
 import { randomSource } from '../tooling/randomSource';
 import {
-  backoffDelayMs,
   claimKeyAt,
   firstDueAt,
   firstProbeWindowMs,
@@ -10,7 +9,7 @@ import {
   missedTicks,
   nextTick,
   staggerOffsetMs,
-} from './stagger';
+} from './tickGrid';
 
 /** Deterministic pseudo-random bytes, so the tests never flake. */
 function byteSource(seed: number): () => number {
@@ -302,20 +301,5 @@ describe('nextTick', () => {
         }
       }
     }
-  });
-});
-
-describe('backoffDelayMs', () => {
-  it('walks 30, 60, 120, 240 s and then stays at the 300 s cap', () => {
-    const delays = [1, 2, 3, 4, 5, 6, 100].map(failures =>
-      backoffDelayMs(30_000, failures, 300_000),
-    );
-    expect(delays).toEqual([
-      30_000, 60_000, 120_000, 240_000, 300_000, 300_000, 300_000,
-    ]);
-  });
-
-  it('never overflows, however long the outage', () => {
-    expect(backoffDelayMs(30_000, 1_000_000, 300_000)).toBe(300_000);
   });
 });

@@ -21,7 +21,7 @@ interface CachedState {
  * stays with one instance is never read back.
  * @internal
  */
-export class DurableSliceStates implements SliceStateStore {
+export class CachedSliceStates implements SliceStateStore {
   readonly #cache = new Map<string, CachedState>();
   readonly #read: (
     sliceIds: readonly string[],

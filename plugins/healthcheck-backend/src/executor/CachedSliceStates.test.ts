@@ -1,5 +1,5 @@
 import { initialSliceStatusState } from '../judge';
-import { DurableSliceStates } from './DurableSliceStates';
+import { CachedSliceStates } from './CachedSliceStates';
 import type { StoredSliceState } from '../model';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -18,10 +18,10 @@ function stored(sliceId: string, lastScheduledAt: number): StoredSliceState {
   };
 }
 
-describe('DurableSliceStates', () => {
+describe('CachedSliceStates', () => {
   function setup(rows: StoredSliceState[]) {
     const reads: string[][] = [];
-    const states = new DurableSliceStates({
+    const states = new CachedSliceStates({
       readSliceStates: async ids => {
         reads.push([...ids]);
         return new Map(
@@ -67,7 +67,7 @@ describe('DurableSliceStates', () => {
 
   it('gives up waiting for a slow read after its deadline, and takes its answer when it comes', async () => {
     let answer!: (rows: Map<string, StoredSliceState>) => void;
-    const states = new DurableSliceStates({
+    const states = new CachedSliceStates({
       readSliceStates: () =>
         new Promise(resolve => {
           answer = resolve;
