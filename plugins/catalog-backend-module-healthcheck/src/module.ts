@@ -10,10 +10,12 @@ import {
 } from '@vigil/plugin-healthcheck-node';
 import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
+import { MaintenanceWindowEntityProcessor } from './MaintenanceWindowEntityProcessor';
 
 /**
- * Teaches the catalog the `HealthCheck` kind, so checks can be declared as
- * code next to `catalog-info.yaml`.
+ * Teaches the catalog the `HealthCheck` and `MaintenanceWindow` kinds, so
+ * checks and their planned downtime can be declared as code next to
+ * `catalog-info.yaml`.
  *
  * @public
  */
@@ -42,6 +44,7 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
               ) ?? false,
           }),
         );
+        catalog.addProcessor(new MaintenanceWindowEntityProcessor());
       },
     });
   },

@@ -64,3 +64,44 @@ export function isHealthCheckEntity(
     entity.kind === HEALTHCHECK_KIND
   );
 }
+
+/**
+ * The kind of MaintenanceWindow entities declared as code.
+ * @public
+ */
+export const MAINTENANCE_WINDOW_KIND = 'MaintenanceWindow';
+
+/**
+ * A maintenance window declared as a catalog entity; see
+ * `MaintenanceWindowSpec` for what its fields mean.
+ * @public
+ */
+export interface MaintenanceWindowEntityV1alpha1 extends Entity {
+  apiVersion: typeof HEALTHCHECK_API_VERSION;
+  kind: typeof MAINTENANCE_WINDOW_KIND;
+  spec: {
+    systems?: string[];
+    checks?: string[];
+    environments?: string[];
+    timezone?: string;
+    start?: string;
+    end?: string;
+    rrule?: string;
+    cron?: string;
+    duration?: string;
+    reason?: string;
+  };
+}
+
+/**
+ * Whether an entity is a MaintenanceWindow, judged by apiVersion and kind only.
+ * @public
+ */
+export function isMaintenanceWindowEntity(
+  entity: Entity,
+): entity is MaintenanceWindowEntityV1alpha1 {
+  return (
+    entity.apiVersion === HEALTHCHECK_API_VERSION &&
+    entity.kind === MAINTENANCE_WINDOW_KIND
+  );
+}

@@ -21,3 +21,8 @@ export {
 export type { ExpectedPattern } from './validation/expectedPattern';
 export { secretUsesOf } from './secrets/secretUses';
 export { readConfigDuration } from './config';
+export {
+  maintenanceRecurrenceOf,
+  maintenanceRecurrenceRules,
+} from './maintenance/recurrence';
+export type { MaintenanceRecurrence } from './maintenance/recurrence';

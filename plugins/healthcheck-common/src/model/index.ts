@@ -48,3 +48,8 @@ export {
   tryDecodeSliceId,
 } from './sliceId';
 export type { SliceKey } from './sliceId';
+export {
+  DEFAULT_MAINTENANCE_TIMEZONE,
+  MAINTENANCE_WINDOW_LIMITS,
+} from './maintenanceWindowSpec';
+export type { MaintenanceWindowSpec } from './maintenanceWindowSpec';

@@ -1,3 +1,4 @@
 export * from './validateHealthCheckSpec';
 export * from './probeConfigValidation';
 export * from './problemPath';
+export * from './validateMaintenanceWindowSpec';
