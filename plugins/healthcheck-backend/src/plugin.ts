@@ -72,6 +72,10 @@ import {
   scheduleSweep,
 } from './sweep';
 import { createApiRouter } from './service/createApiRouter';
+import { DatabaseMaintenanceStore } from './maintenance/DatabaseMaintenanceStore';
+import { MaintenanceCalendar } from './maintenance/MaintenanceCalendar';
+import { createMaintenanceRouter } from './maintenance/maintenanceRouter';
+import { scheduleMaintenancePrune } from './maintenance/scheduleMaintenancePrune';
 import { createHealthRouter } from './service/healthRouter';
 import { createSystemHealthReads } from './service/systemHealthReads';
 import { registerHealthActions } from './actions';
@@ -149,11 +153,27 @@ export const healthcheckPlugin = createBackendPlugin({
         const liveKeyOf = liveKeysUnder(
           await readDeploymentKey(database, 'live-keys'),
         );
+        const historySettings = readHistorySettings(config);
         await scheduleHistoryMaintenance({
           scheduler,
           logger: logger.child({ component: 'history' }),
           store: history,
-          settings: readHistorySettings(config),
+          settings: historySettings,
+        });
+        const maintenanceStore = await DatabaseMaintenanceStore.create({
+          database,
+        });
+        const maintenance = new MaintenanceCalendar({
+          catalog,
+          auth,
+          store: maintenanceStore,
+          logger: logger.child({ component: 'maintenance' }),
+        });
+        await scheduleMaintenancePrune({
+          scheduler,
+          logger: logger.child({ component: 'maintenance' }),
+          store: maintenanceStore,
+          retentionMs: historySettings.aggregateRetentionMs,
         });
         const rollupSettings = readRollupSettings(config);
         const rollups = new RollupService({
@@ -350,8 +370,21 @@ export const healthcheckPlugin = createBackendPlugin({
             history,
           }),
         });
+        const maintenanceRouter = createMaintenanceRouter({
+          httpAuth,
+          permissions,
+          auditor,
+          catalog,
+          store: maintenanceStore,
+          calendar: maintenance,
+        });
         httpRouter.use(
-          createApiRouter([checksRouter, healthRouter, badgeRouter]),
+          createApiRouter([
+            checksRouter,
+            healthRouter,
+            badgeRouter,
+            maintenanceRouter,
+          ]),
         );
         httpRouter.addAuthPolicy(badgeAuthPolicy(badgeSettings));
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

@@ -5,6 +5,7 @@ import {
   healthcheckCheckReadPermission,
   healthcheckCheckRunPermission,
   healthcheckCheckUpdatePermission,
+  healthcheckMaintenanceManagePermission,
   healthcheckPermissions,
   RESOURCE_TYPE_HEALTHCHECK_CHECK,
 } from './permissions';
@@ -19,6 +20,7 @@ describe('healthcheck permissions', () => {
       ['healthcheck.check.update', 'update'],
       ['healthcheck.check.delete', 'delete'],
       ['healthcheck.check.run', 'update'],
+      ['healthcheck.maintenance.manage', 'update'],
     ]);
   });
 
@@ -29,8 +31,9 @@ describe('healthcheck permissions', () => {
       healthcheckCheckUpdatePermission,
       healthcheckCheckDeletePermission,
       healthcheckCheckRunPermission,
+      healthcheckMaintenanceManagePermission,
     ]);
-    expect(new Set(healthcheckPermissions.map(p => p.name)).size).toBe(5);
+    expect(new Set(healthcheckPermissions.map(p => p.name)).size).toBe(6);
   });
 
   it('decides reading, changing and running per check, by its id', () => {
@@ -49,5 +52,9 @@ describe('healthcheck permissions', () => {
 
   it('keeps creating a basic permission: there is no check yet to decide about', () => {
     expect(healthcheckCheckCreatePermission.type).toBe('basic');
+  });
+
+  it('keeps managing maintenance windows basic: the catalog decides who sees the system', () => {
+    expect(healthcheckMaintenanceManagePermission.type).toBe('basic');
   });
 });

@@ -63,6 +63,18 @@ export const healthcheckCheckRunPermission = createPermission({
 });
 
 /**
+ * Open a maintenance window through the API, or end one early. A basic
+ * permission, as creating a check is: on top of it, the caller must be able
+ * to read the system the window covers in the catalog. Windows declared as
+ * MaintenanceWindow entities are changed in Git.
+ * @public
+ */
+export const healthcheckMaintenanceManagePermission = createPermission({
+  name: 'healthcheck.maintenance.manage',
+  attributes: { action: 'update' },
+});
+
+/**
  * Every permission of the health-check plugin, for the permissions registry.
  * @public
  */
@@ -72,4 +84,5 @@ export const healthcheckPermissions = [
   healthcheckCheckUpdatePermission,
   healthcheckCheckDeletePermission,
   healthcheckCheckRunPermission,
+  healthcheckMaintenanceManagePermission,
 ];

@@ -61,6 +61,18 @@ export const spec = {
           minLength: 1,
         },
       },
+      maintenanceWindowId: {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description:
+          'The id of a window made through the API, or the URL-encoded ref of a MaintenanceWindow entity.',
+        schema: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+        },
+      },
       sliceId: {
         name: 'sliceId',
         in: 'path',
@@ -778,6 +790,135 @@ export const spec = {
           },
         },
       },
+      MaintenanceOccurrence: {
+        type: 'object',
+        description:
+          'One occurrence of a maintenance window, in force from start (inclusive) to end.',
+        required: ['windowId', 'start', 'end'],
+        properties: {
+          windowId: {
+            type: 'string',
+          },
+          start: {
+            type: 'string',
+            format: 'date-time',
+          },
+          end: {
+            type: 'string',
+            format: 'date-time',
+          },
+          reason: {
+            type: 'string',
+          },
+        },
+      },
+      MaintenanceWindow: {
+        type: 'object',
+        description:
+          'A maintenance window: declared as a MaintenanceWindow entity (source catalog) or made through the API (source api), with its occurrence in force now and the next one.',
+        required: ['id', 'source'],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          source: {
+            type: 'string',
+            enum: ['catalog', 'api'],
+          },
+          systems: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+            description:
+              'Canonical refs of the systems covered; absent when the window names checks only.',
+          },
+          checks: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+            description:
+              'Ids of the checks covered; absent for every check of the systems.',
+          },
+          environments: {
+            type: 'array',
+            items: {
+              type: 'string',
+            },
+            description: 'Environments covered; absent for every one.',
+          },
+          reason: {
+            type: 'string',
+          },
+          current: {
+            $ref: '#/components/schemas/MaintenanceOccurrence',
+          },
+          next: {
+            $ref: '#/components/schemas/MaintenanceOccurrence',
+          },
+          createdBy: {
+            type: 'string',
+          },
+          endedBy: {
+            type: 'string',
+            description: 'Who ended the window early, if anyone did.',
+          },
+        },
+      },
+      MaintenanceWindowInput: {
+        type: 'object',
+        description:
+          'A window over one system from now (or start) for duration: "we are deploying now, 30 minutes".',
+        additionalProperties: false,
+        required: ['system', 'duration'],
+        properties: {
+          system: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 255,
+            description:
+              'Ref of the system covered; the kind defaults to System.',
+          },
+          environments: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 50,
+            items: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+            },
+          },
+          checks: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 50,
+            items: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+            },
+            description:
+              'Ids of the checks covered (an API id or a HealthCheck entity ref); default all.',
+          },
+          duration: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 64,
+            description: 'How long, such as 30m or 2h; at most 24h.',
+          },
+          start: {
+            type: 'string',
+            format: 'date-time',
+            description: 'When it starts; default now. At most 31 days ahead.',
+          },
+          reason: {
+            type: 'string',
+            maxLength: 1000,
+          },
+        },
+      },
       ShieldsEndpointBadge: {
         type: 'object',
         description: 'A badge as shields.io endpoint JSON (format=json).',
@@ -1036,6 +1177,145 @@ export const spec = {
             $ref: '#/components/responses/ErrorResponse',
           },
           '429': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+        },
+      },
+    },
+    '/v1/maintenance-windows': {
+      get: {
+        operationId: 'ListMaintenanceWindows',
+        description:
+          'The maintenance windows in force or ahead, from the catalog and the API, that cover a system the caller can read in the catalog (with system, only those covering it), each with its current and next occurrence.',
+        parameters: [
+          {
+            name: 'system',
+            in: 'query',
+            description: 'Ref of a system; the kind defaults to System.',
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The windows',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/MaintenanceWindow',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+        },
+      },
+      post: {
+        operationId: 'CreateMaintenanceWindow',
+        description:
+          'Opens a maintenance window over one system the caller can read in the catalog; permission healthcheck.maintenance.manage. Notifications of the slices it covers wait for its end; statuses stay true.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/MaintenanceWindowInput',
+              },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'The stored window',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/MaintenanceWindow',
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '403': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '409': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+        },
+      },
+    },
+    '/v1/maintenance-windows/{id}': {
+      parameters: [
+        {
+          $ref: '#/components/parameters/maintenanceWindowId',
+        },
+      ],
+      get: {
+        operationId: 'GetMaintenanceWindow',
+        description:
+          'A window covering a system the caller can read; any other answers 404.',
+        responses: {
+          '200': {
+            description: 'The window',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/MaintenanceWindow',
+                },
+              },
+            },
+          },
+          '404': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+        },
+      },
+    },
+    '/v1/maintenance-windows/{id}/end': {
+      parameters: [
+        {
+          $ref: '#/components/parameters/maintenanceWindowId',
+        },
+      ],
+      post: {
+        operationId: 'EndMaintenanceWindow',
+        description:
+          'Ends a window made through the API now (one not begun never happens); permission healthcheck.maintenance.manage. A window declared in the catalog answers 409 (change it in Git), one already over 409, one the caller may not see 404.',
+        responses: {
+          '200': {
+            description: 'The window, ended',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/MaintenanceWindow',
+                },
+              },
+            },
+          },
+          '403': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '404': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '409': {
             $ref: '#/components/responses/ErrorResponse',
           },
         },

@@ -8,9 +8,12 @@ import { CheckDetails } from '../models/CheckDetails.model';
 import { CheckInput } from '../models/CheckInput.model';
 import { GetHealth200Response } from '../models/GetHealth200Response.model';
 import { ListChecks200Response } from '../models/ListChecks200Response.model';
+import { ListMaintenanceWindows200Response } from '../models/ListMaintenanceWindows200Response.model';
 import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
 import { ListSystemChecks200Response } from '../models/ListSystemChecks200Response.model';
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
+import { MaintenanceWindow } from '../models/MaintenanceWindow.model';
+import { MaintenanceWindowInput } from '../models/MaintenanceWindowInput.model';
 import { ModelError } from '../models/ModelError.model';
 import { RunCheck202Response } from '../models/RunCheck202Response.model';
 import { ShieldsEndpointBadge } from '../models/ShieldsEndpointBadge.model';
@@ -30,6 +33,13 @@ export type CreateCheck = {
 /**
  * @public
  */
+export type CreateMaintenanceWindow = {
+  body: MaintenanceWindowInput;
+  response: MaintenanceWindow | ModelError | ModelError | ModelError;
+};
+/**
+ * @public
+ */
 export type DeleteCheck = {
   path: {
     id: string;
@@ -38,6 +48,15 @@ export type DeleteCheck = {
     revision?: string;
   };
   response: void | ModelError | ModelError | ModelError;
+};
+/**
+ * @public
+ */
+export type EndMaintenanceWindow = {
+  path: {
+    id: string;
+  };
+  response: MaintenanceWindow | ModelError | ModelError | ModelError;
 };
 /**
  * @public
@@ -53,6 +72,15 @@ export type GetCheck = {
  */
 export type GetHealth = {
   response: GetHealth200Response;
+};
+/**
+ * @public
+ */
+export type GetMaintenanceWindow = {
+  path: {
+    id: string;
+  };
+  response: MaintenanceWindow | ModelError;
 };
 /**
  * @public
@@ -132,6 +160,15 @@ export type ListChecks = {
 /**
  * @public
  */
+export type ListMaintenanceWindows = {
+  query: {
+    system?: string;
+  };
+  response: ListMaintenanceWindows200Response | ModelError;
+};
+/**
+ * @public
+ */
 export type ListProbeTypes = {
   response: ListProbeTypes200Response;
 };
@@ -198,11 +235,17 @@ export type UpdateCheck = {
 export type EndpointMap = {
   '#post|/v1/checks': CreateCheck;
 
+  '#post|/v1/maintenance-windows': CreateMaintenanceWindow;
+
   '#_delete|/v1/checks/{id}': DeleteCheck;
+
+  '#post|/v1/maintenance-windows/{id}/end': EndMaintenanceWindow;
 
   '#get|/v1/checks/{id}': GetCheck;
 
   '#get|/health': GetHealth;
+
+  '#get|/v1/maintenance-windows/{id}': GetMaintenanceWindow;
 
   '#get|/v1/slices/{sliceId}': GetSlice;
 
@@ -215,6 +258,8 @@ export type EndpointMap = {
   '#get|/v1/systems/{namespace}/{name}/uptime': GetSystemSliceUptime;
 
   '#get|/v1/checks': ListChecks;
+
+  '#get|/v1/maintenance-windows': ListMaintenanceWindows;
 
   '#get|/v1/probe-types': ListProbeTypes;
 

@@ -12,9 +12,12 @@ import { CheckDetails } from '../models/CheckDetails.model';
 import { CheckInput } from '../models/CheckInput.model';
 import { GetHealth200Response } from '../models/GetHealth200Response.model';
 import { ListChecks200Response } from '../models/ListChecks200Response.model';
+import { ListMaintenanceWindows200Response } from '../models/ListMaintenanceWindows200Response.model';
 import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
 import { ListSystemChecks200Response } from '../models/ListSystemChecks200Response.model';
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
+import { MaintenanceWindow } from '../models/MaintenanceWindow.model';
+import { MaintenanceWindowInput } from '../models/MaintenanceWindowInput.model';
 import { RunCheck202Response } from '../models/RunCheck202Response.model';
 import { ShieldsEndpointBadge } from '../models/ShieldsEndpointBadge.model';
 import { SliceHealth } from '../models/SliceHealth.model';
@@ -49,12 +52,26 @@ export type CreateCheck = {
 /**
  * @public
  */
+export type CreateMaintenanceWindow = {
+  body: MaintenanceWindowInput;
+};
+/**
+ * @public
+ */
 export type DeleteCheck = {
   path: {
     id: string;
   };
   query: {
     revision?: string;
+  };
+};
+/**
+ * @public
+ */
+export type EndMaintenanceWindow = {
+  path: {
+    id: string;
   };
 };
 /**
@@ -69,6 +86,14 @@ export type GetCheck = {
  * @public
  */
 export type GetHealth = {};
+/**
+ * @public
+ */
+export type GetMaintenanceWindow = {
+  path: {
+    id: string;
+  };
+};
 /**
  * @public
  */
@@ -137,6 +162,14 @@ export type GetSystemSliceUptime = {
  * @public
  */
 export type ListChecks = {};
+/**
+ * @public
+ */
+export type ListMaintenanceWindows = {
+  query: {
+    system?: string;
+  };
+};
 /**
  * @public
  */
@@ -237,6 +270,31 @@ export class DefaultApiClient {
   }
 
   /**
+   * Opens a maintenance window over one system the caller can read in the catalog; permission healthcheck.maintenance.manage. Notifications of the slices it covers wait for its end; statuses stay true.
+   * @param body -
+   */
+  public async createMaintenanceWindow(
+    // @ts-ignore
+    request: CreateMaintenanceWindow,
+    options?: RequestOptions,
+  ): Promise<TypedResponse<MaintenanceWindow>> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
+
+    const uriTemplate = `/v1/maintenance-windows`;
+
+    const uri = parser.parse(uriTemplate).expand({});
+
+    return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
+      },
+      method: 'POST',
+      body: JSON.stringify(request.body),
+    });
+  }
+
+  /**
    * Deletes an API check; permission healthcheck.check.delete on it. A check the caller may not see answers 404, a GitOps check 409.
    * @param id - An API check id (`payments-http`) or a URL-encoded HealthCheck entity ref.
    * @param revision -
@@ -261,6 +319,32 @@ export class DefaultApiClient {
         ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
       },
       method: 'DELETE',
+    });
+  }
+
+  /**
+   * Ends a window made through the API now (one not begun never happens); permission healthcheck.maintenance.manage. A window declared in the catalog answers 409 (change it in Git), one already over 409, one the caller may not see 404.
+   * @param id - The id of a window made through the API, or the URL-encoded ref of a MaintenanceWindow entity.
+   */
+  public async endMaintenanceWindow(
+    // @ts-ignore
+    request: EndMaintenanceWindow,
+    options?: RequestOptions,
+  ): Promise<TypedResponse<MaintenanceWindow>> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
+
+    const uriTemplate = `/v1/maintenance-windows/{id}/end`;
+
+    const uri = parser.parse(uriTemplate).expand({
+      id: request.path.id,
+    });
+
+    return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
+      },
+      method: 'POST',
     });
   }
 
@@ -303,6 +387,32 @@ export class DefaultApiClient {
     const uriTemplate = `/health`;
 
     const uri = parser.parse(uriTemplate).expand({});
+
+    return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
+      },
+      method: 'GET',
+    });
+  }
+
+  /**
+   * A window covering a system the caller can read; any other answers 404.
+   * @param id - The id of a window made through the API, or the URL-encoded ref of a MaintenanceWindow entity.
+   */
+  public async getMaintenanceWindow(
+    // @ts-ignore
+    request: GetMaintenanceWindow,
+    options?: RequestOptions,
+  ): Promise<TypedResponse<MaintenanceWindow>> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
+
+    const uriTemplate = `/v1/maintenance-windows/{id}`;
+
+    const uri = parser.parse(uriTemplate).expand({
+      id: request.path.id,
+    });
 
     return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
       headers: {
@@ -480,6 +590,32 @@ export class DefaultApiClient {
     const uriTemplate = `/v1/checks`;
 
     const uri = parser.parse(uriTemplate).expand({});
+
+    return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
+      },
+      method: 'GET',
+    });
+  }
+
+  /**
+   * The maintenance windows in force or ahead, from the catalog and the API, that cover a system the caller can read in the catalog (with system, only those covering it), each with its current and next occurrence.
+   * @param system - Ref of a system; the kind defaults to System.
+   */
+  public async listMaintenanceWindows(
+    // @ts-ignore
+    request: ListMaintenanceWindows,
+    options?: RequestOptions,
+  ): Promise<TypedResponse<ListMaintenanceWindows200Response>> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
+
+    const uriTemplate = `/v1/maintenance-windows{?system}`;
+
+    const uri = parser.parse(uriTemplate).expand({
+      ...request.query,
+    });
 
     return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
       headers: {

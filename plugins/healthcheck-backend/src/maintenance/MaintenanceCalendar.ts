@@ -1,0 +1,186 @@
+import { AuthService, LoggerService } from '@backstage/backend-plugin-api';
+import { stringifyEntityRef } from '@backstage/catalog-model';
+import { CatalogService } from '@backstage/plugin-catalog-node';
+import {
+  canonicalEntityRef,
+  canonicalEnvironmentName,
+  formatSpecProblems,
+  isMaintenanceWindowEntity,
+  MAINTENANCE_WINDOW_KIND,
+  MaintenanceWindowSpec,
+  validateMaintenanceWindowSpec,
+} from '@vigil/plugin-healthcheck-common';
+import { maintenanceRecurrenceRules } from '@vigil/plugin-healthcheck-node';
+import type {
+  DatabaseMaintenanceStore,
+  StoredMaintenanceWindow,
+} from './DatabaseMaintenanceStore';
+import {
+  CoveredSlice,
+  MaintenanceWindow,
+  maintenanceWindowFromSpec,
+  windowCovers,
+} from './maintenanceWindows';
+
+/** How long a read of the windows serves before the next read. */
+const DEFAULT_REFRESH_MS = 15_000;
+
+/**
+ * MaintenanceWindow entities read at most; the rest are left out, with a
+ * warning. Each is computed for every slice it may cover.
+ */
+const MAX_CATALOG_WINDOWS = 5_000;
+
+/** API windows that ended this long ago are still read: their end is told. */
+const RECENTLY_ENDED_MS = 24 * 3_600_000;
+
+const ENTITY_FIELDS = [
+  'apiVersion',
+  'kind',
+  'metadata.name',
+  'metadata.namespace',
+  'spec',
+];
+
+/**
+ * Where the backend reads maintenance windows: the MaintenanceWindow
+ * entities of the catalog (read with the plugin's own credentials, as the
+ * reconciler reads HealthCheck entities) and the windows made through the
+ * API, read together and kept for a few seconds. An entity that does not
+ * validate is left out, as its HealthCheck twin would run nowhere.
+ * @internal
+ */
+export class MaintenanceCalendar {
+  readonly #catalog: Pick<CatalogService, 'getEntities'>;
+  readonly #auth: Pick<AuthService, 'getOwnServiceCredentials'>;
+  readonly #store: Pick<DatabaseMaintenanceStore, 'list'>;
+  readonly #logger: LoggerService;
+  readonly #now: () => number;
+  readonly #refreshMs: number;
+  #cache?: { readAt: number; windows: Promise<MaintenanceWindow[]> };
+  /** Entities already warned about, by ref and problems; cleared with each change. */
+  #warned = new Set<string>();
+
+  constructor(options: {
+    catalog: Pick<CatalogService, 'getEntities'>;
+    auth: Pick<AuthService, 'getOwnServiceCredentials'>;
+    store: Pick<DatabaseMaintenanceStore, 'list'>;
+    logger: LoggerService;
+    now?: () => number;
+    refreshMs?: number;
+  }) {
+    this.#catalog = options.catalog;
+    this.#auth = options.auth;
+    this.#store = options.store;
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.#refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
+  }
+
+  /** Every window in force, ahead or recently ended. */
+  async windows(): Promise<MaintenanceWindow[]> {
+    const now = this.#now();
+    if (!this.#cache || now - this.#cache.readAt >= this.#refreshMs) {
+      const windows = this.#read(now);
+      this.#cache = { readAt: now, windows };
+      // A failed read is not kept: the next caller tries again.
+      windows.catch(() => {
+        if (this.#cache?.windows === windows) this.#cache = undefined;
+      });
+    }
+    return await this.#cache.windows;
+  }
+
+  /** Reads again at the next call: a window was made or ended here. */
+  invalidate(): void {
+    this.#cache = undefined;
+  }
+
+  /** The windows that cover a slice. */
+  async covering(slice: CoveredSlice): Promise<MaintenanceWindow[]> {
+    return (await this.windows()).filter(window => windowCovers(window, slice));
+  }
+
+  async #read(now: number): Promise<MaintenanceWindow[]> {
+    const [fromCatalog, fromApi] = await Promise.all([
+      this.#readCatalog(),
+      this.#store.list({ endingAfter: now - RECENTLY_ENDED_MS }),
+    ]);
+    return [...fromCatalog, ...fromApi.map(apiMaintenanceWindow)];
+  }
+
+  async #readCatalog(): Promise<MaintenanceWindow[]> {
+    const credentials = await this.#auth.getOwnServiceCredentials();
+    const { items } = await this.#catalog.getEntities(
+      { filter: { kind: MAINTENANCE_WINDOW_KIND }, fields: ENTITY_FIELDS },
+      { credentials },
+    );
+    if (items.length > MAX_CATALOG_WINDOWS) {
+      this.#logger.warn(
+        `The catalog holds ${items.length} MaintenanceWindow entities; only the first ${MAX_CATALOG_WINDOWS} are read`,
+      );
+    }
+    const windows: MaintenanceWindow[] = [];
+    for (const entity of items.slice(0, MAX_CATALOG_WINDOWS)) {
+      if (!isMaintenanceWindowEntity(entity)) {
+        continue;
+      }
+      const ref = stringifyEntityRef(entity).toLowerCase();
+      const namespace = entity.metadata.namespace ?? 'default';
+      const problems = formatSpecProblems(
+        validateMaintenanceWindowSpec(entity.spec, {
+          recurrence: maintenanceRecurrenceRules,
+          defaultNamespace: namespace,
+        }),
+      );
+      if (problems.length > 0) {
+        const key = `${ref}\n${problems.join('\n')}`;
+        if (!this.#warned.has(key)) {
+          this.#warned.add(key);
+          this.#logger.warn(
+            `Maintenance window ${ref} is left out: ${problems.join('; ')}`,
+          );
+        }
+        continue;
+      }
+      windows.push(
+        maintenanceWindowFromSpec(
+          ref,
+          'catalog',
+          entity.spec as MaintenanceWindowSpec,
+          namespace,
+        ),
+      );
+    }
+    if (this.#warned.size > MAX_CATALOG_WINDOWS) {
+      this.#warned = new Set();
+    }
+    return windows;
+  }
+}
+
+/**
+ * A window made through the API as the backend uses it. Its checks are API
+ * ids or HealthCheck refs, the latter in canonical form.
+ * @internal
+ */
+export function apiMaintenanceWindow(
+  stored: StoredMaintenanceWindow,
+): MaintenanceWindow {
+  return {
+    id: stored.id,
+    source: 'api',
+    systems: [stored.systemRef.toLowerCase()],
+    checks: stored.checks?.map(canonicalCheckId),
+    environments: stored.environments?.map(canonicalEnvironmentName),
+    reason: stored.reason,
+    schedule: { kind: 'once', startMs: stored.startsAt, endMs: stored.endsAt },
+  };
+}
+
+/** `payments-http` as it is; `HealthCheck:db` as `healthcheck:default/db`. */
+export function canonicalCheckId(id: string): string {
+  return id.includes(':')
+    ? canonicalEntityRef(id, { defaultKind: 'healthcheck' }) ?? id
+    : id.toLowerCase();
+}
