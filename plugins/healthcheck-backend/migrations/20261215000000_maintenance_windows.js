@@ -38,11 +38,33 @@ exports.up = async function up(knex) {
     table.index(['system_ref', 'ends_at'], 'healthcheck_mw_system_ends_idx');
     table.index(['ends_at'], 'healthcheck_mw_ends_idx');
   });
+  await knex.schema.createTable(
+    'healthcheck_maintenance_held_notifications',
+    table => {
+      table.comment(
+        'Environment transitions whose notification waits for the end of a maintenance window',
+      );
+      table.string('system_ref', 255).notNullable();
+      table.string('environment', 255).notNullable();
+      table
+        .string('from_status', 32)
+        .notNullable()
+        .comment('The status before the first held transition');
+      table.bigInteger('held_at').notNullable().comment('Epoch ms');
+      table
+        .bigInteger('release_at')
+        .notNullable()
+        .comment('Epoch ms: when to look again; moved forward by a claim');
+      table.primary(['system_ref', 'environment']);
+      table.index(['release_at'], 'healthcheck_mw_held_release_idx');
+    },
+  );
 };
 
 /**
  * @param {import('knex').Knex} knex
  */
 exports.down = async function down(knex) {
+  await knex.schema.dropTable('healthcheck_maintenance_held_notifications');
   await knex.schema.dropTable('healthcheck_maintenance_windows');
 };

@@ -75,7 +75,11 @@ import { createApiRouter } from './service/createApiRouter';
 import { DatabaseMaintenanceStore } from './maintenance/DatabaseMaintenanceStore';
 import { MaintenanceCalendar } from './maintenance/MaintenanceCalendar';
 import { createMaintenanceRouter } from './maintenance/maintenanceRouter';
-import { scheduleMaintenancePrune } from './maintenance/scheduleMaintenancePrune';
+import { MaintenanceNotificationHold } from './maintenance/MaintenanceNotificationHold';
+import {
+  scheduleHeldNotificationRelease,
+  scheduleMaintenancePrune,
+} from './maintenance/scheduleMaintenanceTasks';
 import { createHealthRouter } from './service/healthRouter';
 import { createSystemHealthReads } from './service/systemHealthReads';
 import { registerHealthActions } from './actions';
@@ -175,6 +179,10 @@ export const healthcheckPlugin = createBackendPlugin({
           store: maintenanceStore,
           retentionMs: historySettings.aggregateRetentionMs,
         });
+        const notificationHold = new MaintenanceNotificationHold({
+          calendar: maintenance,
+          store: maintenanceStore,
+        });
         const rollupSettings = readRollupSettings(config);
         const rollups = new RollupService({
           store: states,
@@ -192,6 +200,13 @@ export const healthcheckPlugin = createBackendPlugin({
           notifications,
           rollups,
           notificationSettings: rollupSettings.notifications,
+          notificationHold,
+        });
+        await scheduleHeldNotificationRelease({
+          scheduler,
+          logger: logger.child({ component: 'maintenance' }),
+          hold: notificationHold,
+          transitions,
         });
         // This instance's id among those sharing the database.
         const membershipId = `${hostname()}-${randomUUID()}`;

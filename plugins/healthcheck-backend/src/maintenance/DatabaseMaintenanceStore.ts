@@ -5,6 +5,21 @@ import { Knex } from 'knex';
 import { migratedClient } from '../database/migrations';
 
 const TABLE = 'healthcheck_maintenance_windows';
+const HELD_TABLE = 'healthcheck_maintenance_held_notifications';
+
+/**
+ * A notification held for the end of maintenance: of one environment, one
+ * at a time.
+ * @internal
+ */
+export interface HeldNotification {
+  systemRef: string;
+  environment: string;
+  /** The status before the first held transition. */
+  fromStatus: string;
+  heldAt: number;
+  releaseAt: number;
+}
 
 /**
  * Windows of one system that may be open or ahead at once: a deploy window
@@ -169,10 +184,97 @@ export class DatabaseMaintenanceStore {
     return { ...current, endsAt, endedBy };
   }
 
+  /**
+   * Holds an environment's notification until `releaseAt`; a hold already
+   * there keeps its `fromStatus` and moves to the later release.
+   */
+  async hold(held: Omit<HeldNotification, 'heldAt'>): Promise<void> {
+    const systemRef = held.systemRef.toLowerCase();
+    const current = await this.getHeld(systemRef, held.environment);
+    if (current) {
+      await this.#db(HELD_TABLE)
+        .where({ system_ref: systemRef, environment: held.environment })
+        .update({ release_at: Math.max(current.releaseAt, held.releaseAt) });
+      return;
+    }
+    await this.#db(HELD_TABLE)
+      .insert({
+        system_ref: systemRef,
+        environment: held.environment,
+        from_status: held.fromStatus,
+        held_at: this.#now(),
+        release_at: held.releaseAt,
+      })
+      .onConflict(['system_ref', 'environment'])
+      .ignore();
+  }
+
+  async getHeld(
+    systemRef: string,
+    environment: string,
+  ): Promise<HeldNotification | undefined> {
+    const row = await this.#db(HELD_TABLE)
+      .where({ system_ref: systemRef.toLowerCase(), environment })
+      .first();
+    return row ? toHeld(row) : undefined;
+  }
+
+  /** Forgets a hold: its notification was sent, or is no longer owed. */
+  async dropHeld(systemRef: string, environment: string): Promise<boolean> {
+    const deleted = await this.#db(HELD_TABLE)
+      .where({ system_ref: systemRef.toLowerCase(), environment })
+      .delete();
+    return deleted > 0;
+  }
+
+  /**
+   * The holds due by now, each claimed for `leaseMs` (its release moved
+   * forward by compare-and-set), so of several instances one handles it,
+   * and another does when that one dies before dropping it. At most `limit`.
+   */
+  async claimDueHolds(
+    leaseMs: number,
+    limit: number,
+  ): Promise<HeldNotification[]> {
+    const now = this.#now();
+    const due = await this.#db(HELD_TABLE)
+      .where('release_at', '<=', now)
+      .orderBy('release_at')
+      .limit(limit);
+    const claimed: HeldNotification[] = [];
+    for (const row of due.map(toHeld)) {
+      const won = await this.#db(HELD_TABLE)
+        .where({
+          system_ref: row.systemRef,
+          environment: row.environment,
+          release_at: row.releaseAt,
+        })
+        .update({ release_at: now + leaseMs });
+      if (won > 0) claimed.push(row);
+    }
+    return claimed;
+  }
+
   /** Deletes windows that ended before `endedBefore`; returns how many. */
   async prune(endedBefore: number): Promise<number> {
     return await this.#db(TABLE).where('ends_at', '<', endedBefore).delete();
   }
+}
+
+function toHeld(row: {
+  system_ref: string;
+  environment: string;
+  from_status: string;
+  held_at: number | string;
+  release_at: number | string;
+}): HeldNotification {
+  return {
+    systemRef: row.system_ref,
+    environment: row.environment,
+    fromStatus: row.from_status,
+    heldAt: Number(row.held_at),
+    releaseAt: Number(row.release_at),
+  };
 }
 
 function toWindow(row: WindowRow): StoredMaintenanceWindow {

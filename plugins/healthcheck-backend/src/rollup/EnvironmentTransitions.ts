@@ -17,6 +17,18 @@ import type { RollupService } from './RollupService';
 import type { EnvironmentSlice } from '../model';
 
 /**
+ * What may hold an environment's notification back (maintenance): `true`
+ * when it takes the notification of this transition over.
+ * @internal
+ */
+export interface NotificationHold {
+  holds(
+    event: EnvironmentChangedEvent,
+    slices: readonly EnvironmentSlice[],
+  ): Promise<boolean>;
+}
+
+/**
  * Turns slice state changes into environment transitions: recomputes the
  * status of each affected environment from durable state, moves the stored
  * status with a compare-and-set (so of several instances that see one
@@ -31,6 +43,7 @@ export class EnvironmentTransitions {
   readonly #notifications?: NotificationService;
   readonly #rollups?: RollupService;
   readonly #settings?: NotificationSettings;
+  readonly #hold?: NotificationHold;
   readonly #now: () => number;
 
   constructor(options: {
@@ -44,6 +57,8 @@ export class EnvironmentTransitions {
      */
     rollups?: RollupService;
     notificationSettings?: NotificationSettings;
+    /** Holds notifications back during maintenance; none without it. */
+    notificationHold?: NotificationHold;
     now?: () => number;
   }) {
     this.#store = options.store;
@@ -52,6 +67,7 @@ export class EnvironmentTransitions {
     this.#notifications = options.notifications;
     this.#rollups = options.rollups;
     this.#settings = options.notificationSettings;
+    this.#hold = options.notificationHold;
     this.#now = options.now ?? Date.now;
   }
 
@@ -148,7 +164,9 @@ export class EnvironmentTransitions {
     // The owner is told first: publishing starts the rollup's window, and
     // an instance that dies after that must not have left the owner untold
     // (the stored status has moved; nobody would tell them again).
-    await this.#notify(event, slices);
+    if (!(await this.#held(event, slices))) {
+      await this.#notify(event, slices);
+    }
     try {
       await this.#events?.publish({
         topic: ENVIRONMENT_CHANGED_TOPIC,
@@ -159,6 +177,61 @@ export class EnvironmentTransitions {
         `Could not publish the change of ${event.systemRef} in ${event.environment}`,
         error as Error,
       );
+    }
+  }
+
+  /**
+   * Tells the owner, after maintenance held it back, how an environment is
+   * now, if that is not how it was before (`from`) and no maintenance
+   * holds it still; returns the transition told, if any.
+   */
+  async notifyAfterHold(held: {
+    systemRef: string;
+    environment: string;
+    from: HealthStatus;
+  }): Promise<EnvironmentChangedEvent | undefined> {
+    const slices = await this.#store.readEnvironmentSlices([
+      { systemRef: held.systemRef, environment: held.environment },
+    ]);
+    if (slices.length === 0) {
+      return undefined;
+    }
+    const verdict = environmentVerdict(slices);
+    if (verdict.status === held.from) {
+      return undefined;
+    }
+    const event: EnvironmentChangedEvent = {
+      systemRef: held.systemRef,
+      environment: held.environment,
+      from: held.from,
+      to: verdict.status,
+      at: new Date(this.#now()).toISOString(),
+      slices: verdict.responsible.map(slice => ({
+        sliceId: slice.sliceId,
+        checkId: slice.checkId,
+        status: (slice.state?.status ?? 'unknown') as HealthStatus,
+      })),
+    };
+    if (await this.#held(event, slices)) {
+      return undefined;
+    }
+    await this.#notify(event, slices);
+    return event;
+  }
+
+  async #held(
+    event: EnvironmentChangedEvent,
+    slices: EnvironmentSlice[],
+  ): Promise<boolean> {
+    try {
+      return (await this.#hold?.holds(event, slices)) ?? false;
+    } catch (error) {
+      // Better told during maintenance than never.
+      this.#logger.warn(
+        `Could not tell whether maintenance holds the notification of ${event.systemRef} in ${event.environment}`,
+        error as Error,
+      );
+      return false;
     }
   }
 

@@ -1,5 +1,7 @@
 import { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
+import type { EnvironmentTransitions } from '../rollup/EnvironmentTransitions';
 import type { DatabaseMaintenanceStore } from './DatabaseMaintenanceStore';
+import type { MaintenanceNotificationHold } from './MaintenanceNotificationHold';
 
 /**
  * Prunes the API's maintenance windows that ended longer ago than hourly
@@ -26,6 +28,32 @@ export async function scheduleMaintenancePrune(options: {
       const pruned = await store.prune(now() - retentionMs);
       if (pruned > 0) {
         logger.info(`Pruned ${pruned} ended maintenance windows`);
+      }
+    },
+  });
+}
+
+/**
+ * Tells, every 30 seconds on one instance, the held notifications whose
+ * maintenance ended (task `healthcheck-maintenance-release`).
+ * @internal
+ */
+export async function scheduleHeldNotificationRelease(options: {
+  scheduler: SchedulerService;
+  logger: LoggerService;
+  hold: Pick<MaintenanceNotificationHold, 'releaseDue'>;
+  transitions: Pick<EnvironmentTransitions, 'notifyAfterHold'>;
+}): Promise<void> {
+  const { scheduler, logger, hold, transitions } = options;
+  await scheduler.scheduleTask({
+    id: 'healthcheck-maintenance-release',
+    scope: 'global',
+    frequency: { seconds: 30 },
+    timeout: { minutes: 5 },
+    fn: async () => {
+      const told = await hold.releaseDue(transitions, logger);
+      if (told > 0) {
+        logger.info(`Told ${told} notifications held for maintenance`);
       }
     },
   });
