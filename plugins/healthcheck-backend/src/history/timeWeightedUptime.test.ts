@@ -300,6 +300,74 @@ describe('timeWeightedUptime', () => {
   });
 });
 
+describe('timeWeightedUptime with maintenance', () => {
+  const span = (fromMinutes: number, toMinutes: number) => ({
+    startMs: at(fromMinutes),
+    endMs: at(toMinutes),
+  });
+
+  it('excludes maintenance like paused time: an outage inside a window costs no up-time', () => {
+    // Healthy, down from 20 to 40, healthy again; maintenance 15 to 45.
+    const runs = [run(0, 'healthy'), run(20, 'unhealthy'), run(40, 'healthy')];
+    expect(
+      timeWeightedUptime({
+        from: at(0),
+        to: at(60),
+        runs,
+        maintenance: [span(15, 45)],
+      }),
+    ).toEqual({
+      upSeconds: 30 * 60,
+      downSeconds: 0,
+      unknownSeconds: 0,
+      pausedSeconds: 0,
+      maintenanceSeconds: 30 * 60,
+      uptime: 1,
+      statusAtStart: undefined,
+      statusAtEnd: 'healthy',
+    });
+  });
+
+  it('counts a failure that outlasts the window as down from the window end', () => {
+    const runs = [run(0, 'healthy'), run(20, 'unhealthy')];
+    const summary = timeWeightedUptime({
+      from: at(0),
+      to: at(60),
+      runs,
+      maintenance: [span(15, 30)],
+    });
+    expect(summary).toMatchObject({
+      upSeconds: 15 * 60,
+      downSeconds: 30 * 60,
+      maintenanceSeconds: 15 * 60,
+      statusAtEnd: 'unhealthy',
+    });
+    expect(summary.uptime).toBeCloseTo(1 / 3);
+  });
+
+  it('clips spans to the window and never counts time twice with pauses', () => {
+    const runs = [run(0, 'healthy'), pausedAt(30), run(50, 'healthy')];
+    const summary = timeWeightedUptime({
+      from: at(0),
+      to: at(60),
+      runs,
+      maintenance: [span(-30, 10), span(40, 90)],
+    });
+    expect(summary).toMatchObject({
+      upSeconds: 20 * 60,
+      pausedSeconds: 10 * 60,
+      maintenanceSeconds: 30 * 60,
+    });
+    expect(
+      summary.upSeconds +
+        summary.downSeconds +
+        summary.unknownSeconds +
+        summary.pausedSeconds +
+        summary.maintenanceSeconds!,
+    ).toBe(3600);
+  });
+});
+
 describe('toHistoryStatus', () => {
   it('keeps the five statuses and calls anything else unknown', () => {
     for (const status of [

@@ -36,6 +36,12 @@ export interface TimeWeightedUptime {
   readonly unknownSeconds: number;
   /** Time paused; excluded from up-time. */
   readonly pausedSeconds: number;
+  /**
+   * Time in maintenance, whatever the status: excluded from up-time as
+   * paused time is. Present when the window was given maintenance spans;
+   * the others then add up to the rest.
+   */
+  readonly maintenanceSeconds?: number;
   /** `up / (up + down)`, from 0 to 1; undefined when neither is known. */
   readonly uptime: number | undefined;
   /** The status in force at the window start, if any was known. */
@@ -63,6 +69,11 @@ export interface UptimeWindow {
   readonly statusAtStart?: HealthStatus | string | null;
   /** The slice's runs and pause markers, in any order. */
   readonly runs: readonly HistoryRun[];
+  /**
+   * Spans of maintenance (epoch ms, `[startMs, endMs)`), disjoint: their
+   * time counts as maintenance instead of the status in force.
+   */
+  readonly maintenance?: ReadonlyArray<{ startMs: number; endMs: number }>;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<HealthStatus>([
@@ -128,6 +139,9 @@ export function sortRunsByStart<TRun extends HistoryRun>(
  *   the time is unknown.
  * - A pause marker makes the time until the next real run paused; paused and
  *   unknown time count neither for nor against up-time.
+ * - Time inside a maintenance span counts as maintenance, neither for nor
+ *   against up-time either, whatever the status (which stays true: a run
+ *   in maintenance still sets the status after the span).
  * - Runs outside the window only matter through the status they leave: runs
  *   before `from` set the status at `from`, runs at or after `to` are
  *   ignored. An interval that crosses a boundary counts only its part
@@ -149,6 +163,8 @@ export function timeWeightedUptime(window: UptimeWindow): TimeWeightedUptime {
     unknown: 0,
     paused: 0,
   };
+  let maintenanceMs = 0;
+  const maintenance = window.maintenance ?? [];
   let current: HealthStatus | undefined =
     window.statusAtStart === undefined || window.statusAtStart === null
       ? undefined
@@ -158,7 +174,15 @@ export function timeWeightedUptime(window: UptimeWindow): TimeWeightedUptime {
 
   const add = (until: number) => {
     if (until > cursor) {
-      ms[bucketOf(current)] += until - cursor;
+      let inMaintenance = 0;
+      for (const span of maintenance) {
+        inMaintenance += Math.max(
+          0,
+          Math.min(until, span.endMs) - Math.max(cursor, span.startMs),
+        );
+      }
+      maintenanceMs += inMaintenance;
+      ms[bucketOf(current)] += until - cursor - inMaintenance;
       cursor = until;
     }
   };
@@ -184,6 +208,7 @@ export function timeWeightedUptime(window: UptimeWindow): TimeWeightedUptime {
     downSeconds,
     unknownSeconds: ms.unknown / 1000,
     pausedSeconds: ms.paused / 1000,
+    ...(window.maintenance && { maintenanceSeconds: maintenanceMs / 1000 }),
     uptime: uptimeRatio(upSeconds, downSeconds),
     statusAtStart,
     statusAtEnd: current,
