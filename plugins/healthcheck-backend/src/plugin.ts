@@ -76,6 +76,7 @@ import { DatabaseMaintenanceStore } from './maintenance/DatabaseMaintenanceStore
 import { MaintenanceCalendar } from './maintenance/MaintenanceCalendar';
 import { createMaintenanceRouter } from './maintenance/maintenanceRouter';
 import { MaintenanceNotificationHold } from './maintenance/MaintenanceNotificationHold';
+import { systemMaintenance } from './maintenance/systemMaintenance';
 import {
   scheduleHeldNotificationRelease,
   scheduleMaintenancePrune,
@@ -358,6 +359,12 @@ export const healthcheckPlugin = createBackendPlugin({
           checkRuleset,
           checks: store,
           reads: healthReads,
+          maintenanceOf: async systemSlices =>
+            systemMaintenance(
+              await maintenance.windows(),
+              systemSlices,
+              Date.now(),
+            ),
         });
         registerHealthActions({
           actionsRegistry,

@@ -190,6 +190,11 @@ export const spec = {
             description:
               'Canonical refs of the Components the check targets, when it names any.',
           },
+          inMaintenance: {
+            type: 'boolean',
+            description:
+              "True when the check is in a maintenance window in this environment now (on a system's page); its notifications wait for the window's end.",
+          },
         },
       },
       EnvironmentRollup: {
@@ -546,6 +551,38 @@ export const spec = {
                   'One row per check: a cell per environment it runs in.',
                 items: {
                   $ref: '#/components/schemas/CheckRow',
+                },
+              },
+              maintenance: {
+                type: 'object',
+                description:
+                  "The maintenance windows over the system's checks: those in force, the next one, and which checks are in maintenance now in which environment. Statuses stay true: a failing check in maintenance is failing, and its reason is marked inMaintenance. Absent when no window covers the system.",
+                required: ['current', 'inMaintenance'],
+                properties: {
+                  current: {
+                    type: 'array',
+                    items: {
+                      $ref: '#/components/schemas/MaintenanceOccurrence',
+                    },
+                  },
+                  next: {
+                    $ref: '#/components/schemas/MaintenanceOccurrence',
+                  },
+                  inMaintenance: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['checkId', 'environment'],
+                      properties: {
+                        checkId: {
+                          type: 'string',
+                        },
+                        environment: {
+                          type: 'string',
+                        },
+                      },
+                    },
+                  },
                 },
               },
             },

@@ -32,6 +32,8 @@ export * from './SliceUptimesSlicesValue.model';
 export * from './StartedRun.model';
 export * from './StatusCounts.model';
 export * from './SystemHealthDetails.model';
+export * from './SystemHealthDetailsMaintenance.model';
+export * from './SystemHealthDetailsMaintenanceInMaintenanceInner.model';
 export * from './SystemHealthSummary.model';
 export * from './SystemHistory.model';
 export * from './SystemHistoryResponseTime.model';

@@ -17,4 +17,8 @@ export interface RollupReason {
    * Canonical refs of the Components the check targets, when it names any.
    */
   components?: Array<string>;
+  /**
+   * True when the check is in a maintenance window in this environment now (on a system's page); its notifications wait for the window's end.
+   */
+  inMaintenance?: boolean;
 }

@@ -7,6 +7,7 @@ import { CheckRow } from './CheckRow.model';
 import { EnvironmentRollup } from './EnvironmentRollup.model';
 import { HealthStatus } from './HealthStatus.model';
 import { RollupReason } from './RollupReason.model';
+import { SystemHealthDetailsMaintenance } from './SystemHealthDetailsMaintenance.model';
 import { SystemRollupUpstreamInner } from './SystemRollupUpstreamInner.model';
 
 /**
@@ -42,4 +43,8 @@ export interface SystemHealthDetails {
    * One row per check: a cell per environment it runs in.
    */
   checks: Array<CheckRow>;
+  /**
+   * The maintenance windows over the system's checks: those in force, the next one, and which checks are in maintenance now in which environment. Statuses stay true: a failing check in maintenance is failing, and its reason is marked inMaintenance. Absent when no window covers the system.
+   */
+  maintenance?: SystemHealthDetailsMaintenance;
 }
