@@ -12,13 +12,30 @@ import type { SliceStore } from '../model';
 /** Above this many changed systems one full pass is cheaper than scoped ones. */
 const DEFAULT_FULL_PASS_ABOVE = 500;
 
-const VERSION_FIELDS = [
-  'kind',
-  'metadata.name',
-  'metadata.namespace',
-  'metadata.etag',
-  'metadata.annotations',
-];
+/**
+ * What a poll reads of each entity: who it is and its etag, which the
+ * catalog renews on every change, and the links that tie it to systems.
+ * Content is not read: the etag stands for it, and the annotations alone
+ * (where Git providers leave five URLs each) were half of a poll's bytes.
+ * @internal
+ */
+export const POLLED_FIELDS = {
+  versions: ['kind', 'metadata.name', 'metadata.namespace', 'metadata.etag'],
+  members: [
+    'kind',
+    'metadata.name',
+    'metadata.namespace',
+    'metadata.etag',
+    'spec.system',
+  ],
+  healthChecks: [
+    'kind',
+    'metadata.name',
+    'metadata.namespace',
+    'metadata.etag',
+    'spec.systems',
+  ],
+} as const;
 
 /**
  * What a poll found and did.
@@ -101,18 +118,21 @@ export class CatalogChangePoller {
 
   async #readSnapshot() {
     const credentials = await this.#auth.getOwnServiceCredentials();
-    const read = (filter: Record<string, string>[], fields: string[]) =>
+    const read = (
+      filter: Record<string, string>[],
+      fields: readonly string[],
+    ) =>
       this.#catalog
-        .getEntities({ filter, fields }, { credentials })
+        .getEntities({ filter, fields: [...fields] }, { credentials })
         .then(response => response.items);
     const [systems, members, healthChecks, environments] = await Promise.all([
-      read([{ kind: 'System' }], VERSION_FIELDS),
+      read([{ kind: 'System' }], POLLED_FIELDS.versions),
       read(
         [{ kind: 'Component' }, { kind: 'Resource' }],
-        [...VERSION_FIELDS, 'spec.system'],
+        POLLED_FIELDS.members,
       ),
-      read([{ kind: HEALTHCHECK_KIND }], [...VERSION_FIELDS, 'spec']),
-      read([{ kind: 'Environment' }], VERSION_FIELDS),
+      read([{ kind: HEALTHCHECK_KIND }], POLLED_FIELDS.healthChecks),
+      read([{ kind: 'Environment' }], POLLED_FIELDS.versions),
     ]);
     return { systems, members, healthChecks, environments };
   }

@@ -5,6 +5,7 @@ import {
 } from '@backstage/backend-test-utils';
 import { decodeSliceId, encodeSliceId } from '@vigil/plugin-healthcheck-common';
 import knexFactory, { Knex } from 'knex';
+import type { CatalogService } from '@backstage/plugin-catalog-node';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
@@ -547,6 +548,50 @@ describe('Reconciler', () => {
         'production',
         'staging',
         'staging',
+      ]);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'polls for who each entity is, its etag and its links to systems, never its content, on %p',
+    async databaseId => {
+      const { catalog, slices, reconciler } = await setup(databaseId);
+      const fieldsAsked = new Set<string>();
+      const recording = {
+        ...catalog.catalog,
+        getEntities: (request, options) => {
+          (request?.fields ?? ['(everything)']).forEach(field =>
+            fieldsAsked.add(field),
+          );
+          return catalog.catalog.getEntities(request, options);
+        },
+      } as CatalogService;
+      const poller = new CatalogChangePoller({
+        catalog: recording,
+        auth: mockServices.auth(),
+        logger: mockServices.logger.mock(),
+        slices,
+        reconciler,
+      });
+      await poller.poll();
+
+      catalog.edit('component:default/payments-service', e => {
+        e.metadata.annotations = {
+          ...e.metadata.annotations,
+          'vigil.dev/environment': 'canary',
+        };
+      });
+      expect(await poller.poll()).toEqual({
+        pass: 'scoped',
+        changedSystems: ['system:default/payments'],
+      });
+      expect([...fieldsAsked].sort()).toEqual([
+        'kind',
+        'metadata.etag',
+        'metadata.name',
+        'metadata.namespace',
+        'spec.system',
+        'spec.systems',
       ]);
     },
   );
