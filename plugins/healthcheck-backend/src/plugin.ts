@@ -294,6 +294,7 @@ export const healthcheckPlugin = createBackendPlugin({
             reconciler,
           }),
           slices,
+          onSlicesChanged: () => probing.engine.scheduler.refreshDesired(),
         });
         lifecycle.addStartupHook(() => probing.start());
         lifecycle.addShutdownHook(async () => {

@@ -18,10 +18,17 @@ export async function scheduleReconcileTasks(options: {
   reconciler: Reconciler;
   poller: CatalogChangePoller;
   slices: SliceStore;
+  /**
+   * After a pass of either task changed slices: this instance's probe
+   * scheduler reads them at once rather than at its next refresh, so a
+   * system found moved by a poll is probed without that wait.
+   */
+  onSlicesChanged?: () => void;
   now?: () => number;
 }): Promise<void> {
   const { scheduler, logger, settings, reconciler, poller, slices } = options;
   const now = options.now ?? Date.now;
+  const onSlicesChanged = options.onSlicesChanged ?? (() => {});
   await scheduler.scheduleTask({
     id: 'healthcheck-full-reconcile',
     scope: 'global',
@@ -29,7 +36,10 @@ export async function scheduleReconcileTasks(options: {
     timeout: { milliseconds: Math.max(settings.intervalMs, 10 * 60_000) },
     initialDelay: { seconds: 0 },
     fn: async () => {
-      await reconciler.reconcileAll();
+      const outcome = await reconciler.reconcileAll();
+      if (outcome.changedSystems.length > 0) {
+        onSlicesChanged();
+      }
       const pruned = await slices.pruneRemoved(
         now() - settings.tombstoneRetentionMs,
       );
@@ -47,7 +57,10 @@ export async function scheduleReconcileTasks(options: {
     },
     initialDelay: { milliseconds: settings.catalogPollIntervalMs },
     fn: async () => {
-      await poller.poll();
+      const outcome = await poller.poll();
+      if (outcome.pass !== 'none') {
+        onSlicesChanged();
+      }
     },
   });
 }
