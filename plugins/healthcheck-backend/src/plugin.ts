@@ -44,6 +44,7 @@ import {
   RollupService,
 } from './rollup';
 import { liveKeysUnder } from './rollup/liveKeys';
+import { startSystemReadModel } from './readModel';
 import {
   CatalogChangePoller,
   createReconcileLock,
@@ -184,6 +185,12 @@ export const healthcheckPlugin = createBackendPlugin({
           calendar: maintenance,
           store: maintenanceStore,
         });
+        // Rollups and matrices served from memory, current across instances.
+        const readModel = startSystemReadModel({
+          knex: slices.knex,
+          store: states,
+          logger: logger.child({ component: 'read-model' }),
+        });
         const rollupSettings = readRollupSettings(config);
         const rollups = new RollupService({
           store: states,
@@ -193,6 +200,7 @@ export const healthcheckPlugin = createBackendPlugin({
           events,
           signals,
           liveKeyOf,
+          readModel,
         });
         const transitions = new EnvironmentTransitions({
           store: states,
@@ -300,6 +308,7 @@ export const healthcheckPlugin = createBackendPlugin({
         lifecycle.addShutdownHook(async () => {
           await probing.stop();
           await rollupConsumer.stop();
+          await readModel?.stop();
         });
 
         const checkRuleset = registerCheckResourceType({
@@ -349,6 +358,9 @@ export const healthcheckPlugin = createBackendPlugin({
           loadRollup: (systemRef: string) => rollups.get(systemRef),
           loadRollups: (systemRefs: readonly string[]) =>
             rollups.getMany(systemRefs),
+          loadSystemSlices: async (systemRef: string) =>
+            readModel?.read(systemRef)?.slices ??
+            (await states.readSystemSlices(systemRef)),
           liveKeyOf,
         };
         // The API and the actions answer from the same reads.

@@ -12,6 +12,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import type { SystemReadModel } from '../readModel/SystemReadModel';
 import { LastKnownReads } from '../database/LastKnownReads';
 import { computeRollup } from './computeRollup';
 import type { LiveKeyOf } from './liveKeys';
@@ -54,6 +55,7 @@ export class RollupService {
   readonly #events?: EventsService;
   readonly #signals?: SignalsService;
   readonly #liveKeyOf: LiveKeyOf;
+  readonly #readModel?: Pick<SystemReadModel, 'read' | 'lastHeld' | 'current'>;
   readonly #now: () => number;
   /** Stored rollups, wrapped: lru-cache keeps no `undefined`. */
   readonly #rollups: LRUCache<string, { rollup?: SystemRollup }>;
@@ -72,6 +74,11 @@ export class RollupService {
     signals?: SignalsService;
     /** The live key of a system, which its signals carry. */
     liveKeyOf: LiveKeyOf;
+    /**
+     * Where rollups are read while it is current, instead of the database:
+     * every instance's in-memory model, kept current from every change.
+     */
+    readModel?: Pick<SystemReadModel, 'read' | 'lastHeld' | 'current'>;
     now?: () => number;
   }) {
     this.#store = options.store;
@@ -81,6 +88,7 @@ export class RollupService {
     this.#events = options.events;
     this.#signals = options.signals;
     this.#liveKeyOf = options.liveKeyOf;
+    this.#readModel = options.readModel;
     this.#now = options.now ?? Date.now;
     // Bounded: badge requests may name any system, existing or not.
     this.#rollups = new LRUCache<string, { rollup?: SystemRollup }>({
@@ -112,20 +120,32 @@ export class RollupService {
   }
 
   /**
-   * The stored rollup of a system, briefly cached; the last one read,
-   * `stale: true`, while the database cannot be read.
+   * The stored rollup of a system: from the read model while it is current,
+   * else read and briefly cached; the last one known, `stale: true`, while
+   * the database cannot be read.
    * @throws ServiceUnavailableError when the database cannot be read and
-   *   this instance never read the system
+   *   this instance never knew the system's rollup
    */
   async get(systemRef: string): Promise<SystemRollup | undefined> {
     const key = systemRef.toLowerCase();
+    const view = this.#readModel?.read(key);
+    if (view) {
+      return view.rollup;
+    }
     const cached = this.#rollups.get(key);
     if (cached) {
       return cached.rollup;
     }
-    const { value: rollup, stale } = await this.#lastKnown.read(key, () =>
-      this.#store.readRollup(key),
-    );
+    const { value: rollup, stale } = await this.#lastKnown
+      .read(key, () => this.#store.readRollup(key))
+      .catch(error => {
+        // The model lost the database too, and still holds what it knew.
+        const held = this.#readModel?.lastHeld(key)?.rollup;
+        if (held) {
+          return { value: held, stale: true };
+        }
+        throw error;
+      });
     if (stale) {
       return rollup && { ...rollup, stale: true };
     }
@@ -143,6 +163,16 @@ export class RollupService {
     systemRefs: readonly string[],
   ): Promise<{ rollups: Map<string, SystemRollup>; stale: boolean }> {
     const keys = systemRefs.map(ref => ref.toLowerCase());
+    if (this.#readModel?.current) {
+      const rollups = new Map<string, SystemRollup>();
+      for (const key of keys) {
+        const rollup = this.#readModel.lastHeld(key)?.rollup;
+        if (rollup) {
+          rollups.set(key, rollup);
+        }
+      }
+      return { rollups, stale: false };
+    }
     const { values, stale } = await this.#lastKnown.readMany(
       keys,
       () => this.#store.readRollups(keys),

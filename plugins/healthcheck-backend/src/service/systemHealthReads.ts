@@ -58,6 +58,11 @@ export interface SystemHealthReadsOptions {
    * read, `stale: true`.
    */
   loadRollup: (systemRef: string) => Promise<SystemRollup | undefined>;
+  /**
+   * A system's slices with their states, for its matrix; the store's read
+   * unless given (the plugin gives its in-memory read model's).
+   */
+  loadSystemSlices?: (systemRef: string) => Promise<EnvironmentSlice[]>;
   /** The rollups of many systems, as `loadRollup` reads one. */
   loadRollups: (
     systemRefs: readonly string[],
@@ -119,6 +124,9 @@ export function createSystemHealthReads(
   const { catalog, states, history, loadRollup, loadRollups, liveKeyOf } =
     options;
   const now = options.now ?? Date.now;
+  const loadSystemSlices =
+    options.loadSystemSlices ??
+    ((systemRef: string) => states.readSystemSlices(systemRef));
   // The matrix beside a stale rollup: the slices last read of the system.
   const lastKnownSlices = new LastKnownReads<EnvironmentSlice[]>({
     what: 'checks',
@@ -213,9 +221,7 @@ export function createSystemHealthReads(
       const entity = await visibleSystem(systemRef, credentials);
       const [rollup, slices] = await Promise.all([
         loadRollup(systemRef),
-        lastKnownSlices.read(systemRef, () =>
-          states.readSystemSlices(systemRef),
-        ),
+        lastKnownSlices.read(systemRef, () => loadSystemSlices(systemRef)),
       ]);
       const details: SystemHealthDetails = {
         ...summaryOf(entity, rollup, Boolean(rollup?.stale) || slices.stale),

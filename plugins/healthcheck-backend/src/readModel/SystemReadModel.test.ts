@@ -1,0 +1,267 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import {
+  encodeSliceId,
+  type SystemRollup,
+} from '@vigil/plugin-healthcheck-common';
+import knexFactory, { type Knex } from 'knex';
+import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
+import { DatabaseStateStore } from '../database/DatabaseStateStore';
+import type { StoredSliceState } from '../model';
+import type { DesiredSlice } from '../reconciler/desiredSlices';
+import { RollupService } from '../rollup/RollupService';
+import { liveKeysUnder } from '../rollup/liveKeys';
+import { quietLogger } from '../tooling/quietLogger';
+import { startSystemReadModel, SystemReadModel } from '.';
+import { listenForSystemChanges } from './systemChanges';
+
+jest.setTimeout(60_000);
+
+const postgres = requiredTestDatabases().filter(id => id === 'POSTGRES_15');
+const SYSTEM = 'system:default/payments';
+const CHECK = 'healthcheck:default/api';
+const logger = quietLogger('read model test');
+
+function sliceIn(environment: string, systemRef = SYSTEM): DesiredSlice {
+  return {
+    id: encodeSliceId({ checkId: CHECK, systemRef, environment }),
+    checkId: CHECK,
+    systemRef,
+    environment,
+    intervalMs: 30_000,
+    timeoutMs: 5_000,
+    type: 'http',
+    target: 'https://payments.example.com/health',
+    config: {},
+    conditions: ['[STATUS] == 200'],
+    thresholds: {},
+    configHash: 'hash',
+  };
+}
+
+function stateOf(
+  environment: string,
+  status: 'healthy' | 'unhealthy',
+  lastRunAt: number,
+): StoredSliceState {
+  const slice = sliceIn(environment);
+  return {
+    sliceId: slice.id,
+    checkId: CHECK,
+    systemRef: SYSTEM,
+    environment,
+    status,
+    consecutiveFailures: status === 'unhealthy' ? 3 : 0,
+    consecutiveSuccesses: status === 'healthy' ? 3 : 0,
+    since: 1_000,
+    lastOutcome: status === 'healthy' ? 'pass' : 'fail',
+    lastScheduledAt: lastRunAt,
+    lastRunAt,
+    lastDurationMs: 12,
+  };
+}
+
+/** What a read of the model shows, within `withinMs`, or what it last showed. */
+async function eventually<T>(
+  read: () => T,
+  wanted: (value: T) => boolean,
+  withinMs: number,
+): Promise<{ value: T; ms: number }> {
+  const start = Date.now();
+  for (;;) {
+    const value = read();
+    if (wanted(value) || Date.now() - start > withinMs) {
+      return { value, ms: Date.now() - start };
+    }
+    await new Promise(resolve => setTimeout(resolve, 10));
+  }
+}
+
+/** One plugin instance's stores and read model, on a client of its own. */
+async function instance(connection: Knex.Config['connection']) {
+  const knex = knexFactory({ client: 'pg', connection });
+  const database = mockServices.database({ knex, migrations: { skip: false } });
+  const states = await DatabaseStateStore.create({ database });
+  const slices = await DatabaseSliceStore.create({ database });
+  const model = new SystemReadModel({
+    store: states,
+    listen: handlers => listenForSystemChanges(knex, handlers),
+    logger,
+  });
+  const rollups = new RollupService({
+    store: states,
+    catalog: { getEntityByRef: async () => undefined } as any,
+    auth: { getOwnServiceCredentials: async () => ({}) } as any,
+    logger,
+    liveKeyOf: liveKeysUnder(Buffer.alloc(32)),
+    readModel: model,
+  });
+  return { knex, states, slices, model, rollups };
+}
+
+(postgres.length > 0 ? describe : describe.skip)(
+  'SystemReadModel, two instances on one PostgreSQL',
+  () => {
+    const databases = TestDatabases.create({ ids: postgres });
+    const open: Array<{ knex: Knex; model: SystemReadModel }> = [];
+
+    afterEach(async () => {
+      for (const { knex, model } of open.splice(0)) {
+        await model.stop();
+        await knex.destroy();
+      }
+    });
+
+    async function twoInstances() {
+      const knex = await databases.init('POSTGRES_15');
+      const connection = (knex.client.config as Knex.Config).connection;
+      const a = await instance(connection);
+      const b = await instance(connection);
+      open.push(a, b);
+      await a.slices.applyChanges({
+        write: ['production', 'staging'].map(environment => ({
+          paused: false,
+          slice: sliceIn(environment),
+        })),
+        remove: [],
+      });
+      await a.states.writeSliceStates([
+        stateOf('production', 'healthy', 5_000),
+        stateOf('staging', 'healthy', 5_000),
+      ]);
+      await a.rollups.recompute(SYSTEM);
+      return { a, b };
+    }
+
+    it('reads every system on start, and is not read before', async () => {
+      const { b } = await twoInstances();
+      expect(b.model.read(SYSTEM)).toBeUndefined();
+
+      await b.model.start();
+
+      expect(b.model.current).toBe(true);
+      const view = b.model.read(SYSTEM.toUpperCase());
+      expect(view?.rollup?.status).toBe('healthy');
+      expect(view?.slices.map(s => s.environment).sort()).toEqual([
+        'production',
+        'staging',
+      ]);
+      expect(b.model.read('system:default/nothing-here')).toEqual({
+        slices: [],
+      });
+    });
+
+    it('shows a rollup recomputed on one instance on the other within 1 s', async () => {
+      const { a, b } = await twoInstances();
+      await b.model.start();
+      const readsBefore = jest.spyOn(b.states, 'readRollup');
+
+      await a.states.writeSliceStates([
+        stateOf('production', 'unhealthy', 6_000),
+      ]);
+      await a.rollups.recompute(SYSTEM);
+
+      const seen = await eventually<SystemRollup | undefined>(
+        () => b.model.read(SYSTEM)?.rollup,
+        rollup => rollup?.status === 'unhealthy',
+        1_000,
+      );
+      expect(seen.value?.status).toBe('unhealthy');
+      expect(seen.ms).toBeLessThanOrEqual(1_000);
+      // Served from memory: no statement per read.
+      expect((await b.rollups.get(SYSTEM))?.status).toBe('unhealthy');
+      expect(readsBefore).not.toHaveBeenCalled();
+    });
+
+    it("shows another instance's slice states in the matrix within 1 s", async () => {
+      const { a, b } = await twoInstances();
+      await b.model.start();
+
+      await a.states.writeSliceStates([stateOf('staging', 'healthy', 9_000)]);
+
+      const seen = await eventually(
+        () =>
+          b.model.read(SYSTEM)?.slices.find(s => s.environment === 'staging')
+            ?.state?.lastRunAt,
+        lastRunAt => lastRunAt === 9_000,
+        1_000,
+      );
+      expect(seen.value).toBe(9_000);
+    });
+
+    it('drops a system whose slices are removed and that has no rollup', async () => {
+      const { a, b } = await twoInstances();
+      const other = 'system:default/checkout';
+      await a.slices.applyChanges({
+        write: [{ paused: false, slice: sliceIn('production', other) }],
+        remove: [],
+      });
+      await b.model.start();
+      expect(b.model.size.systems).toBe(2);
+
+      await a.slices.applyChanges({
+        write: [],
+        remove: [sliceIn('production', other).id],
+      });
+
+      const seen = await eventually(
+        () => b.model.size.systems,
+        systems => systems === 1,
+        1_000,
+      );
+      expect(seen.value).toBe(1);
+      expect(b.model.lastHeld(other)).toBeUndefined();
+    });
+
+    it('stops answering when its connection is cut, and reads everything again once back', async () => {
+      const { a, b } = await twoInstances();
+      await b.model.start();
+      const backend = (
+        await b.knex.raw(
+          `SELECT pid FROM pg_stat_activity
+           WHERE query = 'LISTEN healthcheck_systems_changed' AND pid <> pg_backend_pid()`,
+        )
+      ).rows as Array<{ pid: number }>;
+      // Both instances listen; cut the one whose model is started (b's):
+      // a never started its model.
+      expect(backend).toHaveLength(1);
+
+      await a.knex.raw('SELECT pg_terminate_backend(?)', [backend[0].pid]);
+      const lost = await eventually(
+        () => b.model.current,
+        current => !current,
+        2_000,
+      );
+      expect(lost.value).toBe(false);
+      expect(b.model.read(SYSTEM)).toBeUndefined();
+      // Written while nobody listened: only a full read finds it.
+      await a.states.writeSliceStates([
+        stateOf('production', 'unhealthy', 7_000),
+      ]);
+      await a.rollups.recompute(SYSTEM);
+      // While it is not current, a read goes to the database.
+      expect((await b.rollups.get(SYSTEM))?.status).toBe('unhealthy');
+
+      const back = await eventually(
+        () => b.model.read(SYSTEM)?.rollup?.status,
+        status => status === 'unhealthy',
+        5_000,
+      );
+      expect(back.value).toBe('unhealthy');
+    });
+  },
+);
+
+describe('startSystemReadModel', () => {
+  const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
+
+  it('makes no model on SQLite, whose one instance reads the database', async () => {
+    const knex = await databases.init('SQLITE_3');
+    const states = await DatabaseStateStore.create({
+      database: mockServices.database({ knex, migrations: { skip: false } }),
+    });
+    expect(startSystemReadModel({ knex, store: states, logger })).toBe(
+      undefined,
+    );
+  });
+});

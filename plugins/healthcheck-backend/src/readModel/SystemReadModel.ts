@@ -1,0 +1,286 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
+import type { DatabaseStateStore } from '../database/DatabaseStateStore';
+import type { EnvironmentSlice } from '../model';
+import type {
+  SystemChangesHandlers,
+  SystemChangesListener,
+} from './systemChanges';
+
+/**
+ * What the read routes show of one system: its stored rollup (none before
+ * its first recompute) and its slices with their states (the matrix).
+ * @internal
+ */
+export interface SystemView {
+  rollup?: SystemRollup;
+  slices: EnvironmentSlice[];
+}
+
+/** Systems read in one statement pair, when rebuilding and refreshing. */
+const SYSTEMS_PER_READ = 500;
+
+/** The first wait before listening again after the connection was lost. */
+const RELISTEN_FIRST_MS = 500;
+/** The longest wait between attempts to listen again. */
+const RELISTEN_MAX_MS = 30_000;
+
+const NOTHING: SystemView = { slices: [] };
+
+/** The store reads the model is made of. */
+type SystemReads = Pick<
+  DatabaseStateStore,
+  | 'listSystemsPage'
+  | 'readSystemsBetween'
+  | 'readStoredRollups'
+  | 'readEnvironmentSlices'
+>;
+
+/**
+ * Every system's rollup and slices, in memory, kept current from the
+ * database's change notifications: each committed write of a rollup, a
+ * slice or a slice state names its systems, and the model reads those
+ * systems again (many at once, one batch at a time, so an older read never
+ * lands after a newer one). It is read in full on start, and again after
+ * the listening connection was lost, since what was written meanwhile was
+ * not told. Until then it is not current and {@link SystemReadModel.read}
+ * answers `undefined`: the caller reads the database, as without a model.
+ *
+ * Holds one entry per system with slices or a stored rollup, as the
+ * database does: a system whose last slice goes and that has no rollup is
+ * dropped when that change is read.
+ * @internal
+ */
+export class SystemReadModel {
+  readonly #store: SystemReads;
+  readonly #listen: (
+    handlers: SystemChangesHandlers,
+  ) => Promise<SystemChangesListener>;
+  readonly #logger: LoggerService;
+  #systems = new Map<string, SystemView>();
+  /** Systems told changed and not read since. */
+  #changed = new Set<string>();
+  #listener?: SystemChangesListener;
+  /** Listening, read in full since, and every change read. */
+  #current = false;
+  #rebuilding = false;
+  #refreshing?: Promise<void>;
+  #retryTimer?: NodeJS.Timeout;
+  #retryMs = RELISTEN_FIRST_MS;
+  #stopped = false;
+
+  constructor(options: {
+    store: SystemReads;
+    /** Starts listening for system changes (see listenForSystemChanges). */
+    listen: (handlers: SystemChangesHandlers) => Promise<SystemChangesListener>;
+    logger: LoggerService;
+  }) {
+    this.#store = options.store;
+    this.#listen = options.listen;
+    this.#logger = options.logger;
+  }
+
+  /**
+   * A system's view (empty for a system the database has nothing of), or
+   * `undefined` while the model is not current.
+   */
+  read(systemRef: string): SystemView | undefined {
+    if (!this.#current) {
+      return undefined;
+    }
+    return this.#systems.get(systemRef.toLowerCase()) ?? NOTHING;
+  }
+
+  /**
+   * What the model last held of a system, current or not: for an answer
+   * marked stale while the database cannot be read.
+   */
+  lastHeld(systemRef: string): SystemView | undefined {
+    return this.#systems.get(systemRef.toLowerCase());
+  }
+
+  /** Whether reads are answered from memory. */
+  get current(): boolean {
+    return this.#current;
+  }
+
+  /** Systems held, and their slices, for logs and benches. */
+  get size(): { systems: number; slices: number } {
+    let slices = 0;
+    for (const view of this.#systems.values()) {
+      slices += view.slices.length;
+    }
+    return { systems: this.#systems.size, slices };
+  }
+
+  /**
+   * Listens and reads every system; resolves once current, or once the
+   * first attempt failed (then it tries again in the background).
+   */
+  async start(): Promise<void> {
+    await this.#connect();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#current = false;
+    clearTimeout(this.#retryTimer);
+    await this.#listener?.close().catch(() => {});
+    this.#listener = undefined;
+    await this.#refreshing;
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#stopped) {
+      return;
+    }
+    try {
+      this.#listener = await this.#listen({
+        onChanged: refs => this.#onChanged(refs),
+        onLost: error => this.#onLost(error),
+      });
+      await this.#rebuild();
+      this.#retryMs = RELISTEN_FIRST_MS;
+    } catch (error) {
+      await this.#listener?.close().catch(() => {});
+      this.#listener = undefined;
+      this.#logger.warn(
+        `Could not read system health into memory; reads go to the database, trying again in ${
+          this.#retryMs / 1000
+        } s`,
+        error as Error,
+      );
+      this.#retryLater();
+    }
+  }
+
+  #retryLater(): void {
+    if (this.#stopped) {
+      return;
+    }
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => this.#connect(), this.#retryMs);
+    this.#retryTimer.unref?.();
+    this.#retryMs = Math.min(this.#retryMs * 2, RELISTEN_MAX_MS);
+  }
+
+  #onLost(error: Error): void {
+    this.#current = false;
+    this.#listener = undefined;
+    if (this.#stopped) {
+      return;
+    }
+    this.#logger.warn(
+      'Lost the connection listening for system changes; reads go to the database until it is back',
+      error,
+    );
+    this.#retryLater();
+  }
+
+  #onChanged(systemRefs: readonly string[]): void {
+    for (const ref of systemRefs) {
+      this.#changed.add(ref.toLowerCase());
+    }
+    this.#refreshSoon();
+  }
+
+  /** Reads every system again and swaps the map, then the changes since. */
+  async #rebuild(): Promise<void> {
+    this.#rebuilding = true;
+    try {
+      // A refresh under way would write into the map about to be replaced.
+      await this.#refreshing;
+      // Changes told from here on are read after the swap; older ones are
+      // in what the rebuild reads.
+      this.#changed.clear();
+      const systems = new Map<string, SystemView>();
+      let after: string | undefined;
+      for (;;) {
+        const page = await this.#store.listSystemsPage(after, SYSTEMS_PER_READ);
+        if (page.length === 0) {
+          break;
+        }
+        const { slices, rollups } = await this.#store.readSystemsBetween(
+          page[0],
+          page[page.length - 1],
+        );
+        for (const ref of page) {
+          systems.set(ref, {
+            rollup: rollups.get(ref)?.rollup,
+            slices: [],
+          });
+        }
+        for (const slice of slices) {
+          systems.get(slice.systemRef)?.slices.push(slice);
+        }
+        after = page[page.length - 1];
+      }
+      this.#systems = systems;
+    } finally {
+      this.#rebuilding = false;
+    }
+    this.#current = this.#listener !== undefined;
+    this.#refreshSoon();
+    this.#logger.info(
+      `System health in memory: ${this.size.systems} systems, ${this.size.slices} slices`,
+    );
+  }
+
+  #refreshSoon(): void {
+    if (this.#refreshing || this.#rebuilding || this.#changed.size === 0) {
+      return;
+    }
+    this.#refreshing = this.#drain().finally(() => {
+      this.#refreshing = undefined;
+      this.#refreshSoon();
+    });
+  }
+
+  /** Reads the changed systems, a batch at a time, until none is left. */
+  async #drain(): Promise<void> {
+    while (this.#changed.size > 0 && !this.#rebuilding && !this.#stopped) {
+      const refs = [...this.#changed].slice(0, SYSTEMS_PER_READ);
+      refs.forEach(ref => this.#changed.delete(ref));
+      try {
+        const [rollups, slices] = await Promise.all([
+          this.#store.readStoredRollups(refs),
+          this.#store.readEnvironmentSlices(
+            refs.map(systemRef => ({ systemRef })),
+          ),
+        ]);
+        const views = new Map<string, SystemView>();
+        for (const slice of slices) {
+          const view = views.get(slice.systemRef) ?? { slices: [] };
+          view.slices.push(slice);
+          views.set(slice.systemRef, view);
+        }
+        for (const ref of refs) {
+          const rollup = rollups.get(ref)?.rollup;
+          const view = views.get(ref);
+          if (!rollup && !view) {
+            this.#systems.delete(ref);
+          } else {
+            this.#systems.set(ref, { rollup, slices: view?.slices ?? [] });
+          }
+        }
+      } catch (error) {
+        // These systems' changes are unread: not current until they are.
+        refs.forEach(ref => this.#changed.add(ref));
+        this.#current = false;
+        this.#logger.warn(
+          'Could not read changed systems into memory; reads go to the database until they are',
+          error as Error,
+        );
+        await new Promise(resolve => {
+          const timer = setTimeout(resolve, RELISTEN_FIRST_MS);
+          timer.unref?.();
+        });
+        continue;
+      }
+      // After a failed read, current again once every change is read.
+      if (this.#changed.size === 0 && this.#listener && !this.#rebuilding) {
+        this.#current = true;
+      }
+    }
+  }
+}
