@@ -41,10 +41,18 @@ import { RollupService } from '../rollup/RollupService';
 import { createApiRouter } from '../service/createApiRouter';
 import { createHealthRouter } from '../service/healthRouter';
 import { quietLogger } from '../tooling/quietLogger';
+import { SystemReadModel } from '../readModel';
+import { listenForSystemChanges } from '../readModel/systemChanges';
 import { FLOOR_PATH } from './loadGenerator';
 
 /** Where the routers are also mounted without the OpenAPI validator. */
 export const WITHOUT_VALIDATOR = '/without-validator';
+
+/**
+ * Where the routers are also mounted, behind the validator, reading the
+ * database (through the rollup cache of 2 s) instead of the read model.
+ */
+export const WITHOUT_READ_MODEL = '/without-read-model';
 
 /**
  * A CatalogService over a map of entities by lower-case ref: getEntityByRef
@@ -152,7 +160,15 @@ export interface BenchServer {
   idle(): Promise<void>;
   /** The SQL and bindings of the last statement of that name, for EXPLAIN. */
   lastStatement(name: string): { sql: string; bindings: unknown[] } | undefined;
+  /** The read model: how long its first full read took, what it holds. */
+  readModel: { ms: number; systems: number; slices: number; heapBytes: number };
   close(): Promise<void>;
+}
+
+/** The heap in use after a full collection (when --expose-gc). */
+function heapUsed(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
 }
 
 /** A constant of the shape and size of one system's rollup with its matrix. */
@@ -213,13 +229,32 @@ export async function startBenchServer(options: {
   const states = new CountingStateStore(knex);
   const history = new DatabaseHistoryStore(knex, historyNow);
   const liveKeyOf = liveKeysUnder(Buffer.alloc(32));
-  const rollups = new RollupService({
+  // As plugin.ts: rollups and matrices from memory, current from the
+  // database's notifications; read in full before the loads start.
+  const readModel = new SystemReadModel({
     store: states,
-    catalog,
-    auth: benchAuth,
+    listen: handlers => listenForSystemChanges(knex, handlers),
     logger,
-    liveKeyOf,
   });
+  const heapBefore = heapUsed();
+  const readModelStart = performance.now();
+  await readModel.start();
+  if (!readModel.current) {
+    throw new Error('The read model could not read the bench database');
+  }
+  const readModelMs = performance.now() - readModelStart;
+  const readModelHeap = heapUsed() - heapBefore;
+  const rollupsOf = (model?: SystemReadModel) =>
+    new RollupService({
+      store: states,
+      catalog,
+      auth: benchAuth,
+      logger,
+      liveKeyOf,
+      readModel: model,
+    });
+  const rollups = rollupsOf(readModel);
+  const rollupsWithoutModel = rollupsOf(undefined);
 
   let recording: ServerSample | undefined;
   const started = new Map<string, number>();
@@ -264,28 +299,34 @@ export async function startBenchServer(options: {
     });
     next();
   });
-  const healthRouter = createHealthRouter({
-    httpAuth: acceptingHttpAuth,
-    catalog,
-    permissions: allowingPermissions,
-    // The bench's reads never ask for check details.
-    checks: { getCheck: async () => undefined },
-    states,
-    history,
-    loadRollup: systemRef => rollups.get(systemRef),
-    loadRollups: systemRefs => rollups.getMany(systemRefs),
-    liveKeyOf,
-  });
-  // As plugin.ts, but with the bench's clock for the badge windows.
-  const badgeRouter = createBadgeRouter({
-    logger,
-    ...badgeLoaders({
-      logger,
-      loadRollup: systemRef => rollups.getOrEmpty(systemRef),
+  const routersOf = (reading: RollupService, model?: SystemReadModel) => [
+    createHealthRouter({
+      httpAuth: acceptingHttpAuth,
+      catalog,
+      permissions: allowingPermissions,
+      // The bench's reads never ask for check details.
+      checks: { getCheck: async () => undefined },
+      states,
       history,
+      loadRollup: systemRef => reading.get(systemRef),
+      loadRollups: systemRefs => reading.getMany(systemRefs),
+      loadSystemSlices: async systemRef =>
+        model?.read(systemRef)?.slices ??
+        (await states.readSystemSlices(systemRef)),
+      liveKeyOf,
     }),
-    now: () => new Date(historyNow()),
-  });
+    // As plugin.ts, but with the bench's clock for the badge windows.
+    createBadgeRouter({
+      logger,
+      ...badgeLoaders({
+        logger,
+        loadRollup: systemRef => reading.getOrEmpty(systemRef),
+        history,
+      }),
+      now: () => new Date(historyNow()),
+    }),
+  ];
+  const routers = routersOf(rollups, readModel);
   // The floor: express answering a stored object of a rollup read's size,
   // with no validator, router, database or auth. No route can be faster on
   // this machine under the same load.
@@ -294,9 +335,14 @@ export async function startBenchServer(options: {
     res.json(floorBody);
   });
   // The same routers without the OpenAPI validator, to tell its cost apart.
-  app.use(WITHOUT_VALIDATOR, healthRouter, badgeRouter);
+  app.use(WITHOUT_VALIDATOR, ...routers);
+  // Routers of their own reading the database, to tell the model's part.
+  app.use(
+    WITHOUT_READ_MODEL,
+    createApiRouter(routersOf(rollupsWithoutModel, undefined)),
+  );
   // As plugin.ts: behind the OpenAPI validator (the checks router left out).
-  app.use(createApiRouter([healthRouter, badgeRouter]));
+  app.use(createApiRouter(routers));
   app.use(
     MiddlewareFactory.create({ config: new ConfigReader({}), logger }).error(),
   );
@@ -316,6 +362,11 @@ export async function startBenchServer(options: {
 
   return {
     url: `http://127.0.0.1:${port}`,
+    readModel: {
+      ms: readModelMs,
+      ...readModel.size,
+      heapBytes: readModelHeap,
+    },
     record() {
       const sample: ServerSample = {
         requests: 0,
@@ -369,10 +420,12 @@ export async function startBenchServer(options: {
         await new Promise(resolve => setTimeout(resolve, 10));
       }
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close(error => (error ? reject(error) : resolve()));
-      }),
+      });
+      await readModel.stop();
+    },
   };
 }

@@ -1,22 +1,22 @@
 /*
  * The load generator: autocannon (programmatic API) in a child process of
  * its own, so it shares neither the event loop nor the heap of the server it
- * measures. On a 2-core machine it still shares the CPUs with the server and
- * PostgreSQL; each result says how much CPU it used.
+ * measures, on a core of its own where the machine allows (see
+ * pinnedProcess.ts); each result says how much CPU it used.
  *
  * Runs at a fixed rate use an open loop of their own on undici instead (see
  * runOpenLoop).
  *
- * The parent forks this file (with its own execArgv, so the TypeScript
- * transform comes along) and sends one job at a time; the child answers
+ * The parent forks this file and sends one job at a time; the child answers
  * with the result.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 // A dev dependency on purpose: the bench is never part of the built plugin.
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import { forkOnCore } from './pinnedProcess';
 
 /** The routes the bench loads. */
 export const ENDPOINTS: readonly string[] = [
@@ -304,12 +304,9 @@ export class LoadGenerator {
     });
   }
 
-  static start(): LoadGenerator {
-    const child = fork(__filename, [CHILD_FLAG], {
-      execArgv: process.execArgv,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    return new LoadGenerator(child);
+  /** Forks the load generator, pinned to `core` when given. */
+  static start(core?: number): LoadGenerator {
+    return new LoadGenerator(forkOnCore(__filename, [CHILD_FLAG], core));
   }
 
   get pid(): number | undefined {
