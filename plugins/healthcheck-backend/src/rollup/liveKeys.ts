@@ -1,4 +1,12 @@
 import { createHmac } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
+/**
+ * Live keys remembered per deployment key: every read of a system answers
+ * its key, and an HMAC costs more than the rest of a rollup read from
+ * memory.
+ */
+const LIVE_KEYS_REMEMBERED = 50_000;
 
 /**
  * Characters of a live key: 132 bits of the HMAC, base64url. Enough that no
@@ -31,8 +39,22 @@ export function liveKeyOf(
  */
 export type LiveKeyOf = (systemRef: string) => string;
 
-/** @internal */
+/**
+ * The live keys under one deployment key, the last
+ * {@link LIVE_KEYS_REMEMBERED} systems' remembered.
+ * @internal
+ */
 export function liveKeysUnder(deploymentKey: Uint8Array): LiveKeyOf {
   const key = Buffer.from(deploymentKey);
-  return systemRef => liveKeyOf(key, systemRef);
+  const remembered = new LRUCache<string, string>({
+    max: LIVE_KEYS_REMEMBERED,
+  });
+  return systemRef => {
+    let liveKey = remembered.get(systemRef);
+    if (liveKey === undefined) {
+      liveKey = liveKeyOf(key, systemRef);
+      remembered.set(systemRef, liveKey);
+    }
+    return liveKey;
+  };
 }

@@ -34,6 +34,16 @@ function slice(
 }
 
 describe('matrixOf', () => {
+  it('makes the matrix of one list once, and that of a new list anew', () => {
+    const slices = [slice('api', 'production')];
+    const matrix = matrixOf(slices);
+    expect(matrixOf(slices)).toBe(matrix);
+
+    const changed = [slice('api', 'production', { paused: true })];
+    expect(matrixOf(changed)).not.toBe(matrix);
+    expect(matrixOf(changed).checks[0].cells.production.status).toBe('paused');
+  });
+
   it('has a row per check and a column per environment, both sorted', () => {
     const matrix = matrixOf([
       slice('web', 'staging'),

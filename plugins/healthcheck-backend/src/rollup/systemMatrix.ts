@@ -27,10 +27,28 @@ export function cellOf(slice: EnvironmentSlice): SliceHealth {
 }
 
 /**
+ * Matrices of the slice lists they were made of: the read model hands out
+ * the same list until the system changes, and is read far more often than
+ * it changes. Lists are never changed once handed out.
+ */
+const matrices = new WeakMap<readonly EnvironmentSlice[], SystemMatrix>();
+
+/**
  * The environment x check matrix of a system's slices; each row says which
- * components its check targets (the same on every slice of the check).
+ * components its check targets (the same on every slice of the check). The
+ * same list gives the same matrix object, made once: callers copy before
+ * they change it.
  */
 export function matrixOf(slices: readonly EnvironmentSlice[]): SystemMatrix {
+  let matrix = matrices.get(slices);
+  if (!matrix) {
+    matrix = makeMatrix(slices);
+    matrices.set(slices, matrix);
+  }
+  return matrix;
+}
+
+function makeMatrix(slices: readonly EnvironmentSlice[]): SystemMatrix {
   const environmentNames = [...new Set(slices.map(s => s.environment))].sort();
   const byCheck = new Map<string, Record<string, SliceHealth>>();
   const componentsByCheck = new Map<string, string[]>();
