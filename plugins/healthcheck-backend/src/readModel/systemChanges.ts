@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * The PostgreSQL channel on which every write of a system's rollup, slices
  * or slice states names the systems it touched (see the migration
- * `20261215000000_system_change_notifications`).
+ * `20261216000000_system_change_notifications`).
  * @internal
  */
 export const SYSTEM_CHANGES_CHANNEL = 'healthcheck_systems_changed';
