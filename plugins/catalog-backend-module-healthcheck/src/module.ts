@@ -11,10 +11,12 @@ import {
 import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 import { MaintenanceWindowEntityProcessor } from './MaintenanceWindowEntityProcessor';
+import { ServiceLevelObjectiveEntityProcessor } from './ServiceLevelObjectiveEntityProcessor';
 
 /**
- * Teaches the catalog the `HealthCheck` and `MaintenanceWindow` kinds, so
- * checks and their planned downtime can be declared as code next to
+ * Teaches the catalog the `HealthCheck`, `MaintenanceWindow` and
+ * `ServiceLevelObjective` kinds, so checks, their planned downtime and
+ * their objectives can be declared as code next to
  * `catalog-info.yaml`.
  *
  * @public
@@ -45,6 +47,7 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
           }),
         );
         catalog.addProcessor(new MaintenanceWindowEntityProcessor());
+        catalog.addProcessor(new ServiceLevelObjectiveEntityProcessor());
       },
     });
   },

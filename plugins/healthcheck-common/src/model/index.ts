@@ -53,3 +53,16 @@ export {
   MAINTENANCE_WINDOW_LIMITS,
 } from './maintenanceWindowSpec';
 export type { MaintenanceWindowSpec } from './maintenanceWindowSpec';
+export {
+  isServiceLevelObjectiveEntity,
+  SERVICE_LEVEL_OBJECTIVE_KIND,
+  SERVICE_LEVEL_OBJECTIVE_LIMITS,
+} from './serviceLevelObjective';
+export type {
+  ResolvedServiceLevelObjective,
+  ServiceLevelIndicatorSpec,
+  ServiceLevelObjectiveEntityV1alpha1,
+  ServiceLevelObjectiveSpec,
+  ServiceLevelObjectiveTargetSpec,
+  ServiceLevelTimeWindowSpec,
+} from './serviceLevelObjective';

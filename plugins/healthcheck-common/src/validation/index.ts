@@ -2,3 +2,4 @@ export * from './validateHealthCheckSpec';
 export * from './probeConfigValidation';
 export * from './problemPath';
 export * from './validateMaintenanceWindowSpec';
+export * from './validateServiceLevelObjectiveSpec';
