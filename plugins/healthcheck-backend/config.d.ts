@@ -221,6 +221,20 @@ export interface Config {
       aggregateRetentionDays?: number;
     };
 
+    /** Service-level objectives (ServiceLevelObjective entities). */
+    slo?: {
+      /**
+       * Multi-window burn-rate alerts to the system's owner, as the SRE
+       * workbook recommends: `page` when the budget burns this many times
+       * too fast over both 1h and 5m (default 14.4), `ticket` over both 6h
+       * and 30m (default 6).
+       */
+      alerts?: {
+        page?: { burnRate?: number };
+        ticket?: { burnRate?: number };
+      };
+    };
+
     /** The per-system rollup that badges, graph nodes and pages read. */
     rollup?: {
       /**

@@ -72,6 +72,14 @@ import {
   readSweepSettings,
   scheduleSweep,
 } from './sweep';
+import { migratedClient } from './database/migrations';
+import {
+  DatabaseSloAlertStore,
+  loadCatalogObjectives,
+  readSloAlertRules,
+  scheduleSloAlerts,
+  SloHistoryReader,
+} from './slo';
 import { createApiRouter } from './service/createApiRouter';
 import { DatabaseMaintenanceStore } from './maintenance/DatabaseMaintenanceStore';
 import { MaintenanceCalendar } from './maintenance/MaintenanceCalendar';
@@ -412,6 +420,25 @@ export const healthcheckPlugin = createBackendPlugin({
           catalog,
           store: maintenanceStore,
           calendar: maintenance,
+        });
+        // Service-level objectives: read from the history's tables,
+        // alerting through the system owner's notifications.
+        const sloDatabase = await migratedClient(database);
+        const sloReader = new SloHistoryReader(sloDatabase, {
+          rawRetentionMs: readHistorySettings(config).runRetentionMs,
+        });
+        await scheduleSloAlerts({
+          scheduler,
+          logger: logger.child({ component: 'slo' }),
+          loadObjectives: async () =>
+            loadCatalogObjectives({
+              catalog,
+              credentials: await auth.getOwnServiceCredentials(),
+            }),
+          reader: sloReader,
+          store: new DatabaseSloAlertStore(sloDatabase),
+          notifications,
+          rules: readSloAlertRules(config),
         });
         httpRouter.use(
           createApiRouter([

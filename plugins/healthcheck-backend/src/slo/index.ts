@@ -1,0 +1,37 @@
+export {
+  burnRateConditionHolds,
+  decideBurnRateAlerts,
+  DEFAULT_BURN_RATE_ALERT_RULES,
+} from './burnRateAlerts';
+export type {
+  BurnRateAlertChange,
+  BurnRateAlertRule,
+  BurnRateSeverity,
+} from './burnRateAlerts';
+export { buildSloNotification } from './buildSloNotification';
+export { loadCatalogObjectives } from './catalogObjectives';
+export type { CatalogObjective } from './catalogObjectives';
+export {
+  BURN_RATE_WINDOWS,
+  burnRate,
+  computeSlo,
+  measureSlices,
+  sloWindow,
+} from './computeSlo';
+export type { BurnRateWindow, SloStatus } from './computeSlo';
+export { DatabaseSloAlertStore } from './DatabaseSloAlertStore';
+export { measureSlice } from './measureIndicator';
+export type {
+  GoodAndBad,
+  SloHour,
+  SloIndicator,
+  SloSliceHistory,
+} from './measureIndicator';
+export {
+  evaluateSloAlerts,
+  readSloAlertRules,
+  scheduleSloAlerts,
+  SLO_ALERTS_TASK_ID,
+} from './sloAlerts';
+export { rawRangesFor, SloHistoryReader } from './SloHistoryReader';
+export type { SloHistoryQuery } from './SloHistoryReader';
