@@ -74,6 +74,7 @@ import {
 } from './sweep';
 import { migratedClient } from './database/migrations';
 import {
+  createSloRouter,
   DatabaseSloAlertStore,
   loadCatalogObjectives,
   readSloAlertRules,
@@ -440,12 +441,18 @@ export const healthcheckPlugin = createBackendPlugin({
           notifications,
           rules: readSloAlertRules(config),
         });
+        const sloRouter = createSloRouter({
+          httpAuth,
+          catalog,
+          reader: sloReader,
+        });
         httpRouter.use(
           createApiRouter([
             checksRouter,
             healthRouter,
             badgeRouter,
             maintenanceRouter,
+            sloRouter,
           ]),
         );
         httpRouter.addAuthPolicy(badgeAuthPolicy(badgeSettings));

@@ -35,3 +35,4 @@ export {
 } from './sloAlerts';
 export { rawRangesFor, SloHistoryReader } from './SloHistoryReader';
 export type { SloHistoryQuery } from './SloHistoryReader';
+export { createSloRouter } from './sloRouter';

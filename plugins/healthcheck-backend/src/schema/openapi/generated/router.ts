@@ -352,6 +352,158 @@ export const spec = {
           },
         },
       },
+      ObjectiveStatus: {
+        type: 'object',
+        description:
+          'A service-level objective as declared, and where it stands now.',
+        required: [
+          'ref',
+          'title',
+          'systemRef',
+          'environment',
+          'indicator',
+          'window',
+          'budgetingMethod',
+          'target',
+          'status',
+        ],
+        properties: {
+          ref: {
+            type: 'string',
+            description: 'The ServiceLevelObjective entity ref.',
+          },
+          title: {
+            type: 'string',
+          },
+          systemRef: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          checkRef: {
+            type: 'string',
+            description:
+              "The HealthCheck entity ref; absent for an objective over all the system's checks.",
+          },
+          indicator: {
+            type: 'object',
+            required: ['type'],
+            properties: {
+              type: {
+                type: 'string',
+                enum: ['availability', 'latency'],
+              },
+              percentile: {
+                type: 'number',
+              },
+              thresholdMs: {
+                type: 'number',
+              },
+            },
+          },
+          window: {
+            type: 'object',
+            required: ['type'],
+            properties: {
+              type: {
+                type: 'string',
+                enum: ['rolling', 'calendarMonth'],
+              },
+              durationMs: {
+                type: 'number',
+              },
+            },
+          },
+          budgetingMethod: {
+            type: 'string',
+            enum: ['Occurrences', 'Timeslices'],
+          },
+          target: {
+            type: 'number',
+            description: 'The target as a ratio, such as 0.999.',
+          },
+          status: {
+            type: 'object',
+            required: [
+              'from',
+              'to',
+              'unit',
+              'good',
+              'bad',
+              'attainment',
+              'errorBudget',
+              'burnRates',
+            ],
+            properties: {
+              from: {
+                type: 'string',
+                format: 'date-time',
+              },
+              to: {
+                type: 'string',
+                format: 'date-time',
+              },
+              unit: {
+                type: 'string',
+                enum: ['seconds', 'runs', 'hours'],
+              },
+              good: {
+                type: 'number',
+              },
+              bad: {
+                type: 'number',
+              },
+              attainment: {
+                type: ['number', 'null'],
+                description:
+                  'good / (good + bad); null when nothing counted yet.',
+              },
+              errorBudget: {
+                type: 'object',
+                required: ['total', 'spent', 'remaining', 'remainingRatio'],
+                properties: {
+                  total: {
+                    type: 'number',
+                  },
+                  spent: {
+                    type: 'number',
+                  },
+                  remaining: {
+                    type: 'number',
+                  },
+                  remainingRatio: {
+                    type: ['number', 'null'],
+                  },
+                },
+              },
+              burnRates: {
+                type: 'object',
+                description:
+                  'Per window ending now, the bad share over 1 - target; null where nothing counted.',
+                required: ['5m', '30m', '1h', '6h', '3d'],
+                properties: {
+                  '5m': {
+                    type: ['number', 'null'],
+                  },
+                  '30m': {
+                    type: ['number', 'null'],
+                  },
+                  '1h': {
+                    type: ['number', 'null'],
+                  },
+                  '6h': {
+                    type: ['number', 'null'],
+                  },
+                  '3d': {
+                    type: ['number', 'null'],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
       SliceUptimes: {
         type: 'object',
         required: ['to', 'windows', 'slices'],
@@ -1635,6 +1787,70 @@ export const spec = {
                       type: 'array',
                       items: {
                         $ref: '#/components/schemas/CheckDetails',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '401': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '404': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+        },
+      },
+    },
+    '/v1/systems/{namespace}/{name}/slos': {
+      parameters: [
+        {
+          $ref: '#/components/parameters/namespace',
+        },
+        {
+          $ref: '#/components/parameters/name',
+        },
+      ],
+      get: {
+        operationId: 'ListSystemObjectives',
+        description:
+          'The service-level objectives (ServiceLevelObjective entities) of a system that the caller may read, each with its attainment, error budget and burn rates now, computed from the hourly aggregates and recent runs, paused time left out.',
+        parameters: [
+          {
+            name: 'environment',
+            in: 'query',
+            description: 'Only the objectives of this environment.',
+            schema: {
+              type: 'string',
+            },
+          },
+          {
+            name: 'check',
+            in: 'query',
+            description:
+              'Only the objectives of this HealthCheck entity ref (not those over the whole system).',
+            schema: {
+              type: 'string',
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The objectives and where they stand',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/ObjectiveStatus',
                       },
                     },
                   },

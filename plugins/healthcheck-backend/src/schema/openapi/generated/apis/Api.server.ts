@@ -11,6 +11,7 @@ import { ListChecks200Response } from '../models/ListChecks200Response.model';
 import { ListMaintenanceWindows200Response } from '../models/ListMaintenanceWindows200Response.model';
 import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
 import { ListSystemChecks200Response } from '../models/ListSystemChecks200Response.model';
+import { ListSystemObjectives200Response } from '../models/ListSystemObjectives200Response.model';
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
 import { MaintenanceWindow } from '../models/MaintenanceWindow.model';
 import { MaintenanceWindowInput } from '../models/MaintenanceWindowInput.model';
@@ -200,6 +201,24 @@ export type ListSystemChecks = {
 /**
  * @public
  */
+export type ListSystemObjectives = {
+  path: {
+    namespace: string;
+    name: string;
+  };
+  query: {
+    environment?: string;
+    check?: string;
+  };
+  response:
+    | ListSystemObjectives200Response
+    | ModelError
+    | ModelError
+    | ModelError;
+};
+/**
+ * @public
+ */
 export type ListSystems = {
   query: {
     status?: string;
@@ -266,6 +285,8 @@ export type EndpointMap = {
   '#get|/v1/slices/{sliceId}/runs': ListSliceRuns;
 
   '#get|/v1/systems/{namespace}/{name}/checks': ListSystemChecks;
+
+  '#get|/v1/systems/{namespace}/{name}/slos': ListSystemObjectives;
 
   '#get|/v1/systems': ListSystems;
 

@@ -15,6 +15,7 @@ import { ListChecks200Response } from '../models/ListChecks200Response.model';
 import { ListMaintenanceWindows200Response } from '../models/ListMaintenanceWindows200Response.model';
 import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
 import { ListSystemChecks200Response } from '../models/ListSystemChecks200Response.model';
+import { ListSystemObjectives200Response } from '../models/ListSystemObjectives200Response.model';
 import { ListSystems200Response } from '../models/ListSystems200Response.model';
 import { MaintenanceWindow } from '../models/MaintenanceWindow.model';
 import { MaintenanceWindowInput } from '../models/MaintenanceWindowInput.model';
@@ -195,6 +196,19 @@ export type ListSystemChecks = {
   path: {
     namespace: string;
     name: string;
+  };
+};
+/**
+ * @public
+ */
+export type ListSystemObjectives = {
+  path: {
+    namespace: string;
+    name: string;
+  };
+  query: {
+    environment?: string;
+    check?: string;
   };
 };
 /**
@@ -695,6 +709,37 @@ export class DefaultApiClient {
     const uri = parser.parse(uriTemplate).expand({
       namespace: request.path.namespace,
       name: request.path.name,
+    });
+
+    return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
+      },
+      method: 'GET',
+    });
+  }
+
+  /**
+   * The service-level objectives (ServiceLevelObjective entities) of a system that the caller may read, each with its attainment, error budget and burn rates now, computed from the hourly aggregates and recent runs, paused time left out.
+   * @param namespace -
+   * @param name -
+   * @param environment - Only the objectives of this environment.
+   * @param check - Only the objectives of this HealthCheck entity ref (not those over the whole system).
+   */
+  public async listSystemObjectives(
+    // @ts-ignore
+    request: ListSystemObjectives,
+    options?: RequestOptions,
+  ): Promise<TypedResponse<ListSystemObjectives200Response>> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
+
+    const uriTemplate = `/v1/systems/{namespace}/{name}/slos{?environment,check}`;
+
+    const uri = parser.parse(uriTemplate).expand({
+      namespace: request.path.namespace,
+      name: request.path.name,
+      ...request.query,
     });
 
     return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
