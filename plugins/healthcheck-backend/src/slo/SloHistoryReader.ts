@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { HOUR_MS, hourStartOf } from '../history/aggregateRuns';
-import { RUN_START_LAG_MS } from '../history/DatabaseHistoryStore';
+import { RUN_START_LAG_MS } from '../history/historyDatabase';
 import type { HistoryRun } from '../history/timeWeightedUptime';
 import { Interval, mergeIntervals } from './intervals';
 import { SloHour, SloSliceHistory } from './measureIndicator';

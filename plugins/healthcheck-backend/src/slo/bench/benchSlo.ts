@@ -30,7 +30,7 @@ import type { ResolvedServiceLevelObjective } from '@vigil/plugin-healthcheck-co
 import type { Knex } from 'knex';
 import { seedFixture } from '../../bench/benchFixture';
 import { HOUR_MS } from '../../history/aggregateRuns';
-import { RUN_START_LAG_MS } from '../../history/DatabaseHistoryStore';
+import { RUN_START_LAG_MS } from '../../history/historyDatabase';
 import { openPostgres } from '../../reconciler/bench/benchDatabases';
 import { computeSlo, sloWindow } from '../computeSlo';
 import { SloHistoryReader } from '../SloHistoryReader';
