@@ -427,6 +427,7 @@ export const healthcheckPlugin = createBackendPlugin({
         const sloDatabase = await migratedClient(database);
         const sloReader = new SloHistoryReader(sloDatabase, {
           rawRetentionMs: readHistorySettings(config).runRetentionMs,
+          maintenance,
         });
         await scheduleSloAlerts({
           scheduler,

@@ -21,6 +21,7 @@ import {
   maintenanceWindowFromSpec,
   windowCovers,
 } from './maintenanceWindows';
+import { maintenanceSpans } from './occurrences';
 
 /** How long a read of the windows serves before the next read. */
 const DEFAULT_REFRESH_MS = 15_000;
@@ -99,6 +100,33 @@ export class MaintenanceCalendar {
   /** The windows that cover a slice. */
   async covering(slice: CoveredSlice): Promise<MaintenanceWindow[]> {
     return (await this.windows()).filter(window => windowCovers(window, slice));
+  }
+
+  /**
+   * The maintenance of each check of a system in one environment between
+   * `fromMs` and `toMs`, merged: time the SLO math leaves out. Windows made
+   * through the API are read back to `fromMs` (an objective's window is
+   * days long), not only the recently ended ones the others read.
+   */
+  async spansBetween(
+    scope: { systemRef: string; environment: string },
+    fromMs: number,
+    toMs: number,
+  ): Promise<(checkId: string) => Array<{ startMs: number; endMs: number }>> {
+    const [cached, stored] = await Promise.all([
+      this.windows(),
+      this.#store.list({ endingAfter: fromMs, systemRefs: [scope.systemRef] }),
+    ]);
+    const windows = [
+      ...cached.filter(window => window.source === 'catalog'),
+      ...stored.map(apiMaintenanceWindow),
+    ];
+    return checkId =>
+      maintenanceSpans(
+        windows.filter(window => windowCovers(window, { ...scope, checkId })),
+        fromMs,
+        toMs,
+      );
   }
 
   async #read(now: number): Promise<MaintenanceWindow[]> {

@@ -7,6 +7,8 @@ import type { ResolvedServiceLevelObjective } from '@vigil/plugin-healthcheck-co
 import { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseHistoryStore } from '../history/DatabaseHistoryStore';
+import { DatabaseMaintenanceStore } from '../maintenance/DatabaseMaintenanceStore';
+import { MaintenanceCalendar } from '../maintenance/MaintenanceCalendar';
 import { computeSlo } from './computeSlo';
 import { DatabaseSloAlertStore } from './DatabaseSloAlertStore';
 import { rawRangesFor, SloHistoryReader } from './SloHistoryReader';
@@ -160,6 +162,55 @@ describe('SloHistoryReader', () => {
         (190 - 40) * 60 + 40 * 60 * (50 / 60),
         9,
       );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'leaves out a maintenance window made through the API for the check it covers only, on %p',
+    async databaseId => {
+      const { knex, now } = await setUp(databaseId);
+      const store = await DatabaseMaintenanceStore.create({
+        database: mockServices.database({ knex, migrations: { skip: false } }),
+        now: () => t(1),
+      });
+      await store.create({
+        systemRef: PAYMENTS,
+        checks: [API],
+        startsAt: t(1, 5),
+        endsAt: t(1, 15),
+        createdBy: 'user:default/alice',
+      });
+      const calendar = new MaintenanceCalendar({
+        catalog: { getEntities: async () => ({ items: [] }) },
+        auth: mockServices.auth(),
+        store,
+        logger: mockServices.logger.mock(),
+        now: () => now,
+      });
+      const reader = new SloHistoryReader(knex, {
+        rawRetentionMs: 24 * HOUR,
+        maintenance: calendar,
+      });
+
+      const histories = await reader.read(
+        {
+          systemRef: PAYMENTS,
+          environment: 'production',
+          from: now - 24 * HOUR,
+          to: now,
+        },
+        now,
+      );
+      const excluded = (sliceId: string) =>
+        histories.get(sliceId)?.excluded ?? 'no such slice';
+      expect(excluded(`${API}|payments|production`)).toEqual([
+        { from: t(1, 5), to: t(1, 15) },
+      ]);
+      expect(excluded(`${DB}|payments|production`)).toEqual([]);
+      // api down 1:00-1:20, of which 1:05-1:15 is maintenance.
+      const slo = computeSlo(objective, [...histories.values()], now);
+      expect(slo.bad).toBe(10 * 60);
+      expect(slo.good).toBe((190 + 210) * 60);
     },
   );
 

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { HOUR_MS, hourStartOf } from '../history/aggregateRuns';
 import { RUN_START_LAG_MS } from '../history/historyDatabase';
 import type { HistoryRun } from '../history/timeWeightedUptime';
+import type { MaintenanceCalendar } from '../maintenance/MaintenanceCalendar';
 import { Interval, mergeIntervals } from './intervals';
 import { SloHour, SloSliceHistory } from './measureIndicator';
 
@@ -27,7 +28,10 @@ export interface SloHistoryQuery {
   readonly checkId?: string;
   readonly from: number;
   readonly to: number;
-  /** Maintenance of these slices, given to the math as excluded time. */
+  /**
+   * Time left out for every slice, besides each slice's own maintenance
+   * (read from the reader's calendar).
+   */
   readonly excluded?: readonly Interval[];
 }
 
@@ -44,28 +48,42 @@ export interface SloHistoryQuery {
 export class SloHistoryReader {
   readonly #db: Knex;
   readonly #rawRetentionMs: number;
+  readonly #maintenance?: Pick<MaintenanceCalendar, 'spansBetween'>;
 
-  constructor(db: Knex, options: { rawRetentionMs: number }) {
+  constructor(
+    db: Knex,
+    options: {
+      rawRetentionMs: number;
+      /** Where each slice's maintenance comes from, left out like pauses. */
+      maintenance?: Pick<MaintenanceCalendar, 'spansBetween'>;
+    },
+  ) {
     this.#db = db;
     this.#rawRetentionMs = options.rawRetentionMs;
+    this.#maintenance = options.maintenance;
   }
 
   async read(
     query: SloHistoryQuery,
     now: number,
   ): Promise<Map<string, SloSliceHistory>> {
-    const sliceIds = await this.#sliceIds(query);
-    if (sliceIds.length === 0) {
+    const slices = await this.#slices(query);
+    if (slices.length === 0) {
       return new Map();
     }
+    const sliceIds = slices.map(slice => slice.id);
+    const excludedOf = await this.#excludedOf(query);
+    const excluded = new Map(
+      slices.map(slice => [slice.id, excludedOf(slice.checkId)]),
+    );
     const aggregatedUntil = await this.#aggregatedUntil();
-    const rawRanges = rawRangesFor(query, {
-      aggregatedUntil,
-      rawKeptFrom: now - this.#rawRetentionMs,
-    });
+    // Raw runs are read for the hours any slice's excluded time cuts.
+    const rawRanges = rawRangesFor(
+      { ...query, excluded: [...excluded.values()].flat() },
+      { aggregatedUntil, rawKeptFrom: now - this.#rawRetentionMs },
+    );
     const hours = await this.#hours(query, sliceIds, aggregatedUntil);
     const runs = await this.#runs(sliceIds, rawRanges);
-    const excluded = mergeIntervals(query.excluded ?? []);
     return new Map(
       sliceIds.map(id => [
         id,
@@ -73,13 +91,34 @@ export class SloHistoryReader {
           hours: hours.get(id) ?? [],
           rawRanges,
           runs: runs.get(id) ?? [],
-          excluded,
+          excluded: excluded.get(id) ?? [],
         },
       ]),
     );
   }
 
-  async #sliceIds(query: SloHistoryQuery): Promise<string[]> {
+  /** Each check's excluded time: the query's, and its maintenance. */
+  async #excludedOf(
+    query: SloHistoryQuery,
+  ): Promise<(checkId: string) => Interval[]> {
+    const maintenanceOf = await this.#maintenance?.spansBetween(
+      { systemRef: query.systemRef, environment: query.environment },
+      query.from,
+      query.to,
+    );
+    return checkId =>
+      mergeIntervals([
+        ...(query.excluded ?? []),
+        ...(maintenanceOf?.(checkId) ?? []).map(span => ({
+          from: span.startMs,
+          to: span.endMs,
+        })),
+      ]);
+  }
+
+  async #slices(
+    query: SloHistoryQuery,
+  ): Promise<Array<{ id: string; checkId: string }>> {
     const rows: Array<{ id: string; check_id: string }> = await this.#db(
       SLICES_TABLE,
     )
@@ -88,8 +127,8 @@ export class SloHistoryReader {
     const checkId = query.checkId?.toLowerCase();
     return rows
       .filter(row => !checkId || row.check_id.toLowerCase() === checkId)
-      .map(row => row.id)
-      .sort();
+      .map(row => ({ id: row.id, checkId: row.check_id }))
+      .sort((a, b) => Number(a.id > b.id) - Number(a.id < b.id));
   }
 
   async #aggregatedUntil(): Promise<number> {
