@@ -371,6 +371,14 @@ export const healthcheckPlugin = createBackendPlugin({
             readModel?.read(systemRef)?.slices ??
             (await states.readSystemSlices(systemRef)),
           liveKeyOf,
+          maintenanceOf: async (
+            systemSlices: Parameters<typeof systemMaintenance>[1],
+          ) =>
+            systemMaintenance(
+              await maintenance.windows(),
+              systemSlices,
+              Date.now(),
+            ),
         };
         // The API and the actions answer from the same reads.
         const healthReads = createSystemHealthReads(healthReadOptions);
@@ -381,12 +389,6 @@ export const healthcheckPlugin = createBackendPlugin({
           checkRuleset,
           checks: store,
           reads: healthReads,
-          maintenanceOf: async systemSlices =>
-            systemMaintenance(
-              await maintenance.windows(),
-              systemSlices,
-              Date.now(),
-            ),
         });
         registerHealthActions({
           actionsRegistry,

@@ -57,6 +57,12 @@ const rollupShape = (z: Zod) => ({
             'The failing condition as the run judged it, or the probe error',
           ),
         components: z.array(z.string()).optional(),
+        inMaintenance: z
+          .boolean()
+          .optional()
+          .describe(
+            'In a maintenance window: still failing, its notification held until the window ends',
+          ),
       }),
     )
     .describe(
@@ -105,7 +111,28 @@ export const systemDetailsSchema = (z: Zod) =>
         }),
       )
       .describe('One row per check of the system'),
+    maintenance: z
+      .object({
+        current: z.array(maintenanceWindowShape(z)),
+        next: maintenanceWindowShape(z).optional(),
+        inMaintenance: z.array(
+          z.object({ checkId: z.string(), environment: z.string() }),
+        ),
+      })
+      .optional()
+      .describe(
+        "Maintenance windows over the system's checks: those open now, the next one, and which check in which environment they cover now",
+      ),
   });
+
+function maintenanceWindowShape(z: Zod) {
+  return z.object({
+    windowId: z.string(),
+    start: z.string(),
+    end: z.string(),
+    reason: z.string().optional(),
+  });
+}
 
 /** One run of a check in one environment. */
 export const runSchema = (z: Zod) =>

@@ -26,6 +26,7 @@ import { DatabaseHistoryStore } from '../history';
 import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
 import { liveKeysUnder } from '../rollup/liveKeys';
 import { RollupService } from '../rollup/RollupService';
+import { systemMaintenance } from '../maintenance/systemMaintenance';
 import { createHealthRouter, parseUptimeQuery } from './healthRouter';
 import { sliceUptimeResponse } from './systemHealthReads';
 
@@ -72,6 +73,9 @@ function catalogHidingPaymentsFrom(outsider: string): CatalogService {
  * end at now); the history routes read up to 3 minutes after.
  */
 const RUNS_FROM = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 60_000;
+/** Deploying payments to production: an hour around the test's start. */
+const DEPLOY_FROM = RUNS_FROM - 3_600_000;
+const DEPLOY_TO = RUNS_FROM + 3_600_000;
 
 const production = encodeSliceId({
   checkId: 'healthcheck:default/payments-health',
@@ -211,6 +215,25 @@ describe('the health routes', () => {
                 loadRollup: ref => rollups.get(ref),
                 loadRollups: refs => rollups.getMany(refs),
                 liveKeyOf,
+                maintenanceOf: async systemSlices =>
+                  systemMaintenance(
+                    [
+                      {
+                        id: 'deploy-1',
+                        source: 'api',
+                        systems: ['system:default/payments'],
+                        environments: ['production'],
+                        reason: 'deploying',
+                        schedule: {
+                          kind: 'once',
+                          startMs: DEPLOY_FROM,
+                          endMs: DEPLOY_TO,
+                        },
+                      },
+                    ],
+                    systemSlices,
+                    Date.now(),
+                  ),
               }),
             );
           },
@@ -362,6 +385,44 @@ describe('the health routes', () => {
           },
         ],
       });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'shows a failing check in maintenance still failing, marked, with the window, on %p',
+    async databaseId => {
+      const server = await startBackend(databaseId);
+      const res = await request(server)
+        .get('/api/healthcheck/v1/systems/default/payments')
+        .set('Authorization', user);
+      expect(res.body).toMatchObject({
+        status: 'unhealthy',
+        reasons: [
+          {
+            checkId: 'healthcheck:default/payments-health',
+            environment: 'production',
+            status: 'unhealthy',
+            inMaintenance: true,
+          },
+        ],
+        maintenance: {
+          current: [
+            {
+              windowId: 'deploy-1',
+              start: new Date(DEPLOY_FROM).toISOString(),
+              end: new Date(DEPLOY_TO).toISOString(),
+              reason: 'deploying',
+            },
+          ],
+          inMaintenance: [
+            {
+              checkId: 'healthcheck:default/payments-health',
+              environment: 'production',
+            },
+          ],
+        },
+      });
+      expect(res.body.checks[0].cells.production.status).toBe('unhealthy');
     },
   );
 

@@ -24,11 +24,6 @@ import {
   SystemHealthReadsOptions,
 } from './systemHealthReads';
 import type { HistoryStore } from '../model';
-
-import {
-  SystemMaintenance,
-  withMaintenance,
-} from '../maintenance/systemMaintenance';
 /**
  * The read side of system health: rollups, the environment x check matrix,
  * its cells' up-time, history and single slices, as the caller may see them
@@ -51,14 +46,6 @@ export function createHealthRouter(
      * given (the plugin shares one with its actions).
      */
     reads?: SystemHealthReads;
-    /** The maintenance over a system's slices, for its page; none without it. */
-    maintenanceOf?: (
-      slices: ReadonlyArray<{
-        checkId: string;
-        systemRef: string;
-        environment: string;
-      }>,
-    ) => Promise<SystemMaintenance | undefined>;
   },
 ): express.Router {
   const { httpAuth, catalog, checks, states, history } = options;
@@ -84,17 +71,7 @@ export function createHealthRouter(
   router.get('/v1/systems/:namespace/:name', async (req, res) => {
     const credentials = await authenticate(req);
     const systemRef = systemRefOf(req.params);
-    const details = await reads.systemDetails(systemRef, credentials);
-    const maintenance = await options.maintenanceOf?.(
-      details.checks.flatMap(row =>
-        Object.keys(row.cells).map(environment => ({
-          checkId: row.checkId,
-          systemRef,
-          environment,
-        })),
-      ),
-    );
-    res.json(maintenance ? withMaintenance(details, maintenance) : details);
+    res.json(await reads.systemDetails(systemRef, credentials));
   });
 
   router.get('/v1/systems/:namespace/:name/history', async (req, res) => {

@@ -15,6 +15,10 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { LastKnownReads } from '../database/LastKnownReads';
+import {
+  SystemMaintenance,
+  withMaintenance,
+} from '../maintenance/systemMaintenance';
 import { readableEntityRefs } from '../permissions/readableEntityRefs';
 import { computeRollup } from '../rollup/computeRollup';
 import type { LiveKeyOf } from '../rollup/liveKeys';
@@ -69,6 +73,17 @@ export interface SystemHealthReadsOptions {
   ) => Promise<{ rollups: ReadonlyMap<string, SystemRollup>; stale: boolean }>;
   /** The key of a system's status signals, which its answers carry. */
   liveKeyOf: LiveKeyOf;
+  /**
+   * The maintenance over a system's slices, which a system's details show
+   * (current and next window, failing checks marked); none without it.
+   */
+  maintenanceOf?: (
+    slices: ReadonlyArray<{
+      checkId: string;
+      systemRef: string;
+      environment: string;
+    }>,
+  ) => Promise<SystemMaintenance | undefined>;
   now?: () => number;
 }
 
@@ -228,7 +243,16 @@ export function createSystemHealthReads(
         ...matrixOf(slices.value),
       };
       const [seen] = await forCaller([details], credentials);
-      return seen;
+      const maintenance = await options.maintenanceOf?.(
+        seen.checks.flatMap(row =>
+          Object.keys(row.cells).map(environment => ({
+            checkId: row.checkId,
+            systemRef,
+            environment,
+          })),
+        ),
+      );
+      return maintenance ? withMaintenance(seen, maintenance) : seen;
     },
 
     async sliceRuns(sliceId, range, credentials) {
