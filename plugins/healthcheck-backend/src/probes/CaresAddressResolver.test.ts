@@ -307,6 +307,7 @@ describe('CaresAddressResolver', () => {
         ),
       ),
       lookUp(resolver, 'app.test', 4).then(result => {
+        expect(result.error).toBeUndefined();
         expect(result.addresses).toHaveLength(2);
         return elapsedSince(start);
       }),

@@ -140,7 +140,13 @@ export async function startDnsServer(
   zone: DnsTestZone,
   options: { otherNames?: 'NXDOMAIN' | 'SILENT' } = {},
 ): Promise<LoopbackDnsServer> {
-  const socket = createSocket('udp4');
+  // A flood of questions (a test sends 200 at once) would overflow the
+  // default receive buffer (about 200 small datagrams) while this process is
+  // busy, and the kernel would drop the one question a test waits for.
+  const socket = createSocket({
+    type: 'udp4',
+    recvBufferSize: 4 * 1024 * 1024,
+  });
   const questions: string[] = [];
   socket.on('message', (query: Buffer, peer: RemoteInfo) => {
     const question = readQuestion(query);
