@@ -16,6 +16,9 @@ import { computeRollup, environmentVerdict } from './computeRollup';
 import type { RollupService } from './RollupService';
 import type { EnvironmentSlice } from '../model';
 
+/** Compare-and-set rounds an environment's move takes before leaving it to the sweep. */
+const MOVE_ATTEMPTS = 3;
+
 /**
  * What may hold an environment's notification back (maintenance): `true`
  * when it takes the notification of this transition over.
@@ -117,26 +120,53 @@ export class EnvironmentTransitions {
         if (environmentSlices.length === 0) {
           continue; // the environment is gone; the rollup drops it
         }
-        const verdict = environmentVerdict(environmentSlices);
-        const before = stored.get(environment);
-        if (before?.status === verdict.status) {
-          continue;
-        }
-        const at = this.#now();
-        const won = await this.#store.transitionEnvironment({
+        const event = await this.#move(
           systemRef,
           environment,
-          from: before?.status,
-          to: verdict.status,
-          at,
-        });
-        if (!won) {
-          continue;
+          environmentSlices,
+          stored.get(environment)?.status,
+        );
+        if (event) {
+          made.push(event);
         }
+      }
+    }
+    return made;
+  }
+
+  /**
+   * Moves one environment's stored status to its verdict, and tells of it.
+   * Losing the compare-and-set means another instance moved it first, maybe
+   * from slice states read before this one's run was written (each saw the
+   * other's slice as not yet run): so read both again and judge afresh,
+   * rather than leave a stale status for the sweep to find.
+   */
+  async #move(
+    systemRef: string,
+    environment: string,
+    slicesRead: EnvironmentSlice[],
+    statusRead: HealthStatus | undefined,
+  ): Promise<EnvironmentChangedEvent | undefined> {
+    let slices = slicesRead;
+    let before = statusRead;
+    for (let attempt = 1; ; attempt++) {
+      const verdict = environmentVerdict(slices);
+      if (before === verdict.status) {
+        return undefined;
+      }
+      const at = this.#now();
+      const won = await this.#store.transitionEnvironment({
+        systemRef,
+        environment,
+        from: before,
+        to: verdict.status,
+        at,
+      });
+      if (won) {
         const event: EnvironmentChangedEvent = {
           systemRef,
           environment,
-          from: before?.status ?? 'unknown',
+          from: before ?? 'unknown',
           to: verdict.status,
           at: new Date(at).toISOString(),
           slices: verdict.responsible.map(slice => ({
@@ -148,13 +178,25 @@ export class EnvironmentTransitions {
           })),
         };
         if (event.from === event.to) {
-          continue;
+          return undefined;
         }
-        made.push(event);
-        await this.#tell(event, environmentSlices);
+        await this.#tell(event, slices);
+        return event;
       }
+      if (attempt === MOVE_ATTEMPTS) {
+        // Instances keep overtaking each other; the sweep repairs what is left.
+        return undefined;
+      }
+      slices = await this.#store.readEnvironmentSlices([
+        { systemRef, environment },
+      ]);
+      if (slices.length === 0) {
+        return undefined;
+      }
+      before = (await this.#store.readEnvironmentStates(systemRef)).get(
+        environment,
+      )?.status;
     }
-    return made;
   }
 
   async #tell(event: EnvironmentChangedEvent, slices: EnvironmentSlice[]) {

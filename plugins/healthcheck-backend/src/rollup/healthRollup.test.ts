@@ -121,6 +121,47 @@ describe('health rollup', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'judges again when another instance moved the status first from states it read before this run was written, on %p',
+    async databaseId => {
+      const first = sliceOf('payments-health', 'payments', 'production');
+      const second = sliceOf('payments-latency', 'payments', 'production');
+      const { knex, store, catalog } = await setup(databaseId, [
+        first,
+        second,
+      ]);
+      const a = instance(store, catalog, 'a');
+      const other = otherStore(knex);
+      await setStatus(store, first, 'healthy');
+      await setStatus(store, second, 'healthy');
+      // Instance b ran `first` while `second` had no state yet: its verdict
+      // was unknown, and its compare-and-set lands between a's read of the
+      // stored status and a's own compare-and-set.
+      const readStates = store.readEnvironmentStates.bind(store);
+      jest
+        .spyOn(store, 'readEnvironmentStates')
+        .mockImplementationOnce(async systemRef => {
+          const read = await readStates(systemRef);
+          await other.transitionEnvironment({
+            systemRef: 'system:default/payments',
+            environment: 'production',
+            from: undefined,
+            to: 'unknown',
+            at: Date.now(),
+          });
+          return read;
+        });
+
+      const made = await a.transitions.check([second]);
+
+      expect(made.map(e => `${e.from}->${e.to}`)).toEqual(['unknown->healthy']);
+      const stored = await store.readEnvironmentStates(
+        'system:default/payments',
+      );
+      expect(stored.get('production')?.status).toBe('healthy');
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'lets one of two instances that see the same change publish it, on %p',
     async databaseId => {
       const { knex, store, catalog } = await setup(databaseId);
