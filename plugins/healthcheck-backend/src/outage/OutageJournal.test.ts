@@ -132,7 +132,7 @@ describe('OutageJournal', () => {
     ]);
   });
 
-  it('writes what is added while it flushes in the same flush, and joins a second call', async () => {
+  it('leaves what is added while it flushes to the next flush, and joins a second call', async () => {
     const journal = new OutageJournal<Entry>({ maxEntries: 100 });
     journal.add(entry('a', 1000));
     const written: number[] = [];
@@ -158,10 +158,16 @@ describe('OutageJournal', () => {
     journal.add(entry('a', 2000));
     release();
 
-    expect(await first).toEqual({ written: 2, remaining: 0 });
-    expect(await second).toEqual({ written: 2, remaining: 0 });
-    expect(written).toEqual([1000, 2000]);
+    expect(await first).toEqual({ written: 1, remaining: 1 });
+    expect(await second).toEqual({ written: 1, remaining: 1 });
+    expect(written).toEqual([1000]);
     expect(journal.flushing).toBe(false);
+
+    expect(await journal.flush(write, { batchSize: 10 })).toEqual({
+      written: 1,
+      remaining: 0,
+    });
+    expect(written).toEqual([1000, 2000]);
   });
 
   it('refuses a bound that is not a positive whole number', () => {

@@ -73,9 +73,10 @@ export class OutageJournal<TEntry extends TickKey> {
    * Writes the entries, oldest first, `batchSize` at a time; a batch also
    * ends before a second entry of the same `groupOf` (so what a batch
    * writes is one moment of each group, and the next batch sees it
-   * written). Entries added meanwhile are written in the same flush. Stops
-   * at the first batch that fails, which stays with the rest. A call while
-   * a flush runs joins it.
+   * written). Entries added meanwhile wait for the next flush, so that a
+   * flush ends even while entries keep coming. Stops at the first batch
+   * that fails, which stays with the rest. A call while a flush runs joins
+   * it.
    */
   flush(
     write: (batch: TEntry[]) => Promise<void>,
@@ -94,13 +95,14 @@ export class OutageJournal<TEntry extends TickKey> {
     options: { batchSize: number; groupOf?: (entry: TEntry) => string },
   ): Promise<JournalFlush> {
     let written = 0;
-    while (this.#entries.size > 0) {
+    const due = this.#entries.size;
+    while (this.#entries.size > 0 && written < due) {
       const batch: TEntry[] = [];
       const groups = new Set<string>();
       for (const entry of this.#entries.values()) {
         const group = options.groupOf?.(entry);
         if (
-          batch.length >= options.batchSize ||
+          batch.length >= Math.min(options.batchSize, due - written) ||
           (group !== undefined && groups.has(group))
         ) {
           break;
@@ -124,7 +126,7 @@ export class OutageJournal<TEntry extends TickKey> {
       written += batch.length;
       this.#metrics.addEntries(batch.length, 'written');
     }
-    return { written, remaining: 0 };
+    return { written, remaining: this.#entries.size };
   }
 }
 

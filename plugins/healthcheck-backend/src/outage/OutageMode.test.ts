@@ -66,7 +66,11 @@ describe('OutageMode', () => {
 
   async function setUp(
     databaseId: TestDatabaseId,
-    options: { maxEntries?: number } = {},
+    options: {
+      maxEntries?: number;
+      /** Called after each write, as probes finishing meanwhile would. */
+      duringWrite?: (outage: OutageMode) => void;
+    } = {},
   ) {
     const knex: Knex = await databases.init(databaseId);
     const store = await DatabaseClaimStore.create({
@@ -82,6 +86,7 @@ describe('OutageMode', () => {
       journal: new OutageJournal({ maxEntries: options.maxEntries ?? 1_000 }),
       afterWrite: async runs => {
         written.push(runs);
+        options.duringWrite?.(outage);
       },
       rederive: async ({ systemRefs } = {}) => {
         rederived.push(systemRefs);
@@ -218,6 +223,63 @@ describe('OutageMode', () => {
           /^The database answers again after \d+ s; wrote 6 run\(s\) probed meanwhile$/,
         ),
       );
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'is back once what the outage kept is written, while new runs keep coming, on %p',
+    async databaseId => {
+      let ingest = 0;
+      const { outage, written, rederived, away, returns } = await setUp(
+        databaseId,
+        {
+          // Each write brings a new run, twenty times over: sustained ingest.
+          duringWrite: mode => {
+            if (ingest < 20) {
+              ingest += 1;
+              mode.record(runOf('delta', T0 + ingest * 2_000));
+            }
+          },
+        },
+      );
+      let batchesWhenBack: number | undefined;
+      outage.onDatabaseBack(() => {
+        batchesWhenBack = written.length;
+      });
+      await away();
+      for (const system of ['alpha', 'bravo', 'charlie']) {
+        outage.record(runOf(system, T0));
+      }
+      await outage.flush();
+      expect(outage.isAway).toBe(true);
+
+      await returns();
+      outage.databaseAnswered();
+      await waitFor(
+        'the database back',
+        async () => batchesWhenBack,
+        n => n !== undefined,
+      );
+
+      // Back after the one batch that held the outage's three runs, not
+      // after the twenty that came behind it.
+      expect(batchesWhenBack).toBe(1);
+      // With the system of the run that came during that write, journaled
+      // while the database still counted as away.
+      expect(rederived).toEqual([
+        [
+          'system:default/alpha',
+          'system:default/bravo',
+          'system:default/charlie',
+          'system:default/delta',
+        ],
+      ]);
+      await waitFor(
+        'the new runs written',
+        async () => outage.journaled + (20 - ingest),
+        n => n === 0,
+      );
+      expect(written.flat()).toHaveLength(3 + 20);
     },
   );
 

@@ -172,13 +172,15 @@ export class OutageMode {
   }
 
   /**
-   * Writes the journal back; when it is empty afterwards, the database is
-   * back: the systems concerned are re-derived. Never rejects; a failed
-   * write leaves the rest for the next attempt.
+   * Writes the journal back. The first pass that writes what the outage
+   * journaled ends the outage: the database is back, and the systems
+   * concerned are re-derived, even while new runs keep coming (those are
+   * written by the passes after). Never rejects; a failed write leaves the
+   * rest for the next attempt.
    */
   async flush(): Promise<void> {
     let written = 0;
-    // A run journaled as a flush ends joins that flush and misses it.
+    // A run journaled during a pass waits for the next one.
     for (;;) {
       const flushed = await this.#journal.flush(
         async batch => {
@@ -194,10 +196,15 @@ export class OutageMode {
         return;
       }
       written += flushed.written;
-      if (this.#journal.size === 0 || flushed.written === 0) {
-        break;
+      await this.#cameBack(written);
+      if (flushed.remaining === 0 || flushed.written === 0) {
+        return;
       }
     }
+  }
+
+  /** After a pass wrote what was journaled: the outage, if any, is over. */
+  async #cameBack(written: number): Promise<void> {
     const awaySince = this.#awaySince;
     this.#awaySince = undefined;
     const systemRefs = [...this.#systems];
