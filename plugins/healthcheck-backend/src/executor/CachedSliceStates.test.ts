@@ -85,6 +85,40 @@ describe('CachedSliceStates', () => {
     expect(states.get('a')?.status).toBe('unhealthy');
   });
 
+  it('lets a run wait, after its probe, for a read its tick gave up on, up to the settle deadline', async () => {
+    const answers: Array<(rows: Map<string, StoredSliceState>) => void> = [];
+    const states = new CachedSliceStates({
+      readSliceStates: () =>
+        new Promise(resolve => {
+          answers.push(resolve);
+        }),
+      readDeadlineMs: 10,
+      settleDeadlineMs: 200,
+    });
+    // Another instance's past: this one last ran `a` long ago, healthy.
+    states.set('a', initialSliceStatusState(T0), T0 - 60_000);
+
+    await expect(
+      states.prepare([{ sliceId: 'a', scheduledAt: T0, intervalMs: 10_000 }]),
+    ).rejects.toThrow('not read within 10 ms');
+    const settling = states.settled('a');
+    setTimeout(() => answers[0](new Map([['a', stored('a', T0 - 10_000)]])), 30);
+    await settling;
+    expect(states.get('a')?.status).toBe('unhealthy');
+
+    // A read that never answers holds the run no longer than the deadline.
+    await expect(
+      states.prepare([
+        { sliceId: 'b', scheduledAt: T0 + 60_000, intervalMs: 10_000 },
+      ]),
+    ).rejects.toThrow();
+    const started = Date.now();
+    await states.settled('b');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    // Nothing under way: no wait at all.
+    await states.settled('c');
+  });
+
   it('never lets an older state replace a newer one', () => {
     const { states } = setup([]);
     states.set('a', { ...initialSliceStatusState(T0), status: 'healthy' }, T0);

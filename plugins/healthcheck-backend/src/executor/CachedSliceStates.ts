@@ -8,6 +8,15 @@ import type { SliceStateStore, StoredSliceState } from '../model';
  */
 const DEFAULT_READ_DEADLINE_MS = 500;
 
+/**
+ * How long a run, once probed, waits for a read its tick gave up on: the
+ * cached state is then another instance's past, and judging from it makes
+ * statuses flap (a slice that recovered elsewhere judged from its old
+ * failure), so waiting a little more, off the probe's path, is the better
+ * trade. Past this the run judges from what it has.
+ */
+const DEFAULT_SETTLE_DEADLINE_MS = 5_000;
+
 interface CachedState {
   state: SliceStatusState;
   /** Grid time of the run the state follows. */
@@ -28,6 +37,9 @@ export class CachedSliceStates implements SliceStateStore {
   ) => Promise<ReadonlyMap<string, StoredSliceState>>;
 
   readonly #deadlineMs: number;
+  readonly #settleDeadlineMs: number;
+  /** Reads under way, by slice; each entry goes when its read settles. */
+  readonly #reading = new Map<string, Promise<void>>();
 
   constructor(options: {
     readSliceStates: (
@@ -35,9 +47,13 @@ export class CachedSliceStates implements SliceStateStore {
     ) => Promise<ReadonlyMap<string, StoredSliceState>>;
     /** Default 500 ms. */
     readDeadlineMs?: number;
+    /** Default 5 s. */
+    settleDeadlineMs?: number;
   }) {
     this.#read = options.readSliceStates;
     this.#deadlineMs = options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS;
+    this.#settleDeadlineMs =
+      options.settleDeadlineMs ?? DEFAULT_SETTLE_DEADLINE_MS;
   }
 
   get(sliceId: string): SliceStatusState | undefined {
@@ -75,6 +91,20 @@ export class CachedSliceStates implements SliceStateStore {
         this.set(sliceId, state, state.lastScheduledAt);
       }
     });
+    const settled = read.then(
+      () => {},
+      () => {},
+    );
+    for (const sliceId of stale) {
+      this.#reading.set(sliceId, settled);
+    }
+    void settled.then(() => {
+      for (const sliceId of stale) {
+        if (this.#reading.get(sliceId) === settled) {
+          this.#reading.delete(sliceId);
+        }
+      }
+    });
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((_, reject) => {
       timer = setTimeout(
@@ -95,6 +125,25 @@ export class CachedSliceStates implements SliceStateStore {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Waits, up to the settle deadline, for a read of the slice's stored
+   * state that `prepare` gave up on; at once when none is under way.
+   */
+  async settled(sliceId: string): Promise<void> {
+    const reading = this.#reading.get(sliceId);
+    if (!reading) {
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      reading,
+      new Promise<void>(resolve => {
+        timer = setTimeout(resolve, this.#settleDeadlineMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Forgets slices that no longer run here. */

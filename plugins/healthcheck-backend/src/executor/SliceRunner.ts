@@ -396,6 +396,8 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     const result = probeResult!;
     const judged = verdict!;
 
+    // A state read that was too slow for the probe may have landed since.
+    await this.#states.settled?.(slice.id);
     const previous =
       this.#states.get(slice.id) ?? initialSliceStatusState(startedAt);
     const transition = applyRunOutcome(

@@ -93,4 +93,9 @@ export interface SliceStateStore {
       intervalMs: number;
     }>,
   ): Promise<void>;
+  /**
+   * Resolves once a read `prepare` gave up on has answered, or given up
+   * again; `get` is then as current as it can be.
+   */
+  settled?(sliceId: string): Promise<void>;
 }
