@@ -7,7 +7,7 @@
 /**
  * @public
  */
-export interface SystemHealthDetailsMaintenanceInMaintenanceInner {
-  checkId: string;
-  environment: string;
+export interface ObjectiveStatusStatusBurnDownInner {
+  at: string;
+  remainingRatio: number;
 }
