@@ -131,13 +131,6 @@ export interface SystemStatusChangedEvent {
 export interface SystemStatusSignal {
   type: 'SYSTEM_STATUS_CHANGED';
   liveKey: string;
-  /** The maintenance windows over the system's checks; absent when none does. */
-  maintenance?: SystemMaintenance;
-  /**
-   * The system's service-level objectives that the caller may read: how
-   * many, and the one with the least error budget left; absent when none.
-   */
-  slo?: SystemSloSummary;
 }
 
 /**
@@ -202,6 +195,13 @@ export interface SystemHealthSummary extends SystemRollup {
    * for the deployment; it cannot be turned back into the system.
    */
   liveKey: string;
+  /** The maintenance windows over the system's checks; absent when none does. */
+  maintenance?: SystemMaintenance;
+  /**
+   * The system's service-level objectives that the caller may read: how
+   * many, and the one with the least error budget left; absent when none.
+   */
+  slo?: SystemSloSummary;
 }
 
 /**

@@ -598,9 +598,11 @@ export const spec = {
                     },
                     longWindow: {
                       type: 'string',
+                      enum: ['5m', '30m', '1h', '6h', '3d'],
                     },
                     shortWindow: {
                       type: 'string',
+                      enum: ['5m', '30m', '1h', '6h', '3d'],
                     },
                   },
                 },

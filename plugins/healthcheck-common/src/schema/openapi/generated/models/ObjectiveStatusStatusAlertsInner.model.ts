@@ -10,6 +10,6 @@
 export interface ObjectiveStatusStatusAlertsInner {
   severity: 'page' | 'ticket';
   burnRate: number;
-  longWindow: string;
-  shortWindow: string;
+  longWindow: '5m' | '30m' | '1h' | '6h' | '3d';
+  shortWindow: '5m' | '30m' | '1h' | '6h' | '3d';
 }
