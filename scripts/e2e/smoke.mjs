@@ -5,8 +5,8 @@
 // test-results/e2e/ (ignored by git): they are what a user sees.
 //
 // A maintenance window opened through the API over a failing target holds
-// its notification (the guest is carol of platform-team there, to read
-// them) until the window ends.
+// its notification until the window ends (on a system the synthetic catalog
+// gives the guest to own, so the test reads its owner's notifications).
 //
 // The portal also loads a synthetic catalog (2,000 systems, 500 of them with
 // checks, and a System with 20 checks x 3 environments; syntheticCatalog.mjs)
@@ -27,6 +27,7 @@ import {
 } from './performance.mjs';
 import { isUp, launchChromium, stopProcessGroup } from './processes.mjs';
 import {
+  MAINTENANCE_SYSTEM,
   syntheticTargetModes,
   writeSyntheticCatalog,
 } from './syntheticCatalog.mjs';
@@ -162,7 +163,7 @@ async function setSyntheticTargetModes() {
   }
 }
 
-/** The guest's (carol's) notifications about a system since `since`, newest first. */
+/** The guest's notifications about a system since `since`, newest first. */
 async function notificationsAbout(token, system, since) {
   const response = await fetch(
     `${BACKEND}/api/notifications/notifications?search=${encodeURIComponent(
@@ -210,23 +211,25 @@ const HELD_WATCH_MS = 20_000;
  * the window ends, the owner is notified.
  */
 async function maintenanceStep(page, token, screenshot) {
+  const { name } = MAINTENANCE_SYSTEM;
   const since = Date.now();
   const window = await postHealthApi(token, '/v1/maintenance-windows', {
-    system: 'messaging',
+    system: name,
     environments: ['production'],
     duration: '30m',
     reason: 'e2e: deploying',
   });
-  await setDemoTarget('production', 'messaging', 'failing');
+  await setDemoTarget('production', name, 'failing');
   try {
-    await page.goto(`${FRONTEND}/catalog/default/system/messaging/health`);
+    await page.goto(`${FRONTEND}/catalog/default/system/${name}/health`);
     await page
       .getByRole('region', { name: 'Maintenance' })
       .getByText(/In maintenance until .+ — e2e: deploying/)
       .waitFor();
     await page
       .getByRole('button', {
-        name: /in production: Unhealthy, in maintenance, last run/,
+        name: `${MAINTENANCE_SYSTEM.checkTitle} in production: Unhealthy, in maintenance`,
+        exact: false,
       })
       .first()
       .waitFor({ timeout: FAILURE_SHOWN_LIMIT_MS });
@@ -234,7 +237,7 @@ async function maintenanceStep(page, token, screenshot) {
     await screenshot('10-health-tab-in-maintenance.png');
     // The failure has had time to be notified, were it not held.
     await new Promise(r => setTimeout(r, HELD_WATCH_MS));
-    const during = await notificationsAbout(token, 'messaging', since);
+    const during = await notificationsAbout(token, name, since);
     if (during.length > 0) {
       throw new Error(
         `a notification was sent inside the maintenance window: ${JSON.stringify(
@@ -243,7 +246,7 @@ async function maintenanceStep(page, token, screenshot) {
       );
     }
     log(
-      `messaging failing inside a maintenance window: the tab shows it unhealthy and in maintenance, and no notification came in ${Math.round(
+      `${name} failing inside a maintenance window: the tab shows it unhealthy and in maintenance, and no notification came in ${Math.round(
         (Date.now() - failingAt) / 1000,
       )} s`,
     );
@@ -255,14 +258,14 @@ async function maintenanceStep(page, token, screenshot) {
     const endedAt = Date.now();
     let after = [];
     while (Date.now() - endedAt < HELD_NOTIFICATION_LIMIT_MS) {
-      after = await notificationsAbout(token, 'messaging', since);
+      after = await notificationsAbout(token, name, since);
       if (after.some(n => /unhealthy/.test(n.payload.title))) break;
       await new Promise(r => setTimeout(r, 2000));
     }
     const told = after.find(n => /unhealthy/.test(n.payload.title));
     if (!told) {
       throw new Error(
-        `no notification that messaging is unhealthy within ${
+        `no notification that ${name} is unhealthy within ${
           HELD_NOTIFICATION_LIMIT_MS / 1000
         } s of the window's end`,
       );
@@ -274,7 +277,7 @@ async function maintenanceStep(page, token, screenshot) {
     );
     return Date.now() - endedAt;
   } finally {
-    await setDemoTarget('production', 'messaging', 'healthy');
+    await setDemoTarget('production', name, 'healthy');
   }
 }
 
