@@ -4,6 +4,10 @@
 // System's page and the health-check page render. Screenshots go to
 // test-results/e2e/ (ignored by git): they are what a user sees.
 //
+// A maintenance window opened through the API over a failing target holds
+// its notification until the window ends (on a system the synthetic catalog
+// gives the guest to own, so the test reads its owner's notifications).
+//
 // The portal also loads a synthetic catalog (2,000 systems, 500 of them with
 // checks, and a System with 20 checks x 3 environments; syntheticCatalog.mjs)
 // through app-config.e2e.yaml, for issue 7's performance targets
@@ -23,6 +27,7 @@ import {
 } from './performance.mjs';
 import { isUp, launchChromium, stopProcessGroup } from './processes.mjs';
 import {
+  MAINTENANCE_SYSTEM,
   syntheticTargetModes,
   writeSyntheticCatalog,
 } from './syntheticCatalog.mjs';
@@ -155,6 +160,124 @@ async function setDemoTarget(environment, system, mode) {
 async function setSyntheticTargetModes() {
   for (const { environment, system, mode } of syntheticTargetModes()) {
     await setDemoTarget(environment, system, mode);
+  }
+}
+
+/** The guest's notifications about a system since `since`, newest first. */
+async function notificationsAbout(token, system, since) {
+  const response = await fetch(
+    `${BACKEND}/api/notifications/notifications?search=${encodeURIComponent(
+      system,
+    )}&limit=50`,
+    { headers: { Authorization: `Bearer ${token}` } },
+  );
+  if (!response.ok) {
+    throw new Error(`the notifications answered ${response.status}`);
+  }
+  const { notifications } = await response.json();
+  return notifications.filter(
+    n =>
+      n.payload.title.startsWith(`${system} `) &&
+      Date.parse(n.updated ?? n.created) >= since,
+  );
+}
+
+/** POSTs to the health API as the guest; the JSON answer. */
+async function postHealthApi(token, path, body) {
+  const response = await fetch(`${BACKEND}/api/healthcheck${path}`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body && { 'Content-Type': 'application/json' }),
+    },
+    body: body && JSON.stringify(body),
+  });
+  if (!response.ok) {
+    throw new Error(
+      `POST ${path} answered ${response.status}: ${await response.text()}`,
+    );
+  }
+  return await response.json();
+}
+
+/** How long after a window ends its held notification may take: the 30 s release task, a rollup, slack. */
+const HELD_NOTIFICATION_LIMIT_MS = 75_000;
+/** How long a failure is watched inside a window for a notification that must not come. */
+const HELD_WATCH_MS = 20_000;
+
+/**
+ * Issue 19: a target fails inside a maintenance window. The Health tab shows
+ * it failing and marked in maintenance, and no notification is sent; once
+ * the window ends, the owner is notified.
+ */
+async function maintenanceStep(page, token, screenshot) {
+  const { name } = MAINTENANCE_SYSTEM;
+  const since = Date.now();
+  const window = await postHealthApi(token, '/v1/maintenance-windows', {
+    system: name,
+    environments: ['production'],
+    duration: '30m',
+    reason: 'e2e: deploying',
+  });
+  await setDemoTarget('production', name, 'failing');
+  try {
+    await page.goto(`${FRONTEND}/catalog/default/system/${name}/health`);
+    await page
+      .getByRole('region', { name: 'Maintenance' })
+      .getByText(/In maintenance until .+ — e2e: deploying/)
+      .waitFor();
+    await page
+      .getByRole('button', {
+        name: `${MAINTENANCE_SYSTEM.checkTitle} in production: Unhealthy, in maintenance`,
+        exact: false,
+      })
+      .first()
+      .waitFor({ timeout: FAILURE_SHOWN_LIMIT_MS });
+    const failingAt = Date.now();
+    await screenshot('10-health-tab-in-maintenance.png');
+    // The failure has had time to be notified, were it not held.
+    await new Promise(r => setTimeout(r, HELD_WATCH_MS));
+    const during = await notificationsAbout(token, name, since);
+    if (during.length > 0) {
+      throw new Error(
+        `a notification was sent inside the maintenance window: ${JSON.stringify(
+          during.map(n => n.payload.title),
+        )}`,
+      );
+    }
+    log(
+      `${name} failing inside a maintenance window: the tab shows it unhealthy and in maintenance, and no notification came in ${Math.round(
+        (Date.now() - failingAt) / 1000,
+      )} s`,
+    );
+
+    await postHealthApi(
+      token,
+      `/v1/maintenance-windows/${encodeURIComponent(window.id)}/end`,
+    );
+    const endedAt = Date.now();
+    let after = [];
+    while (Date.now() - endedAt < HELD_NOTIFICATION_LIMIT_MS) {
+      after = await notificationsAbout(token, name, since);
+      if (after.some(n => /unhealthy/.test(n.payload.title))) break;
+      await new Promise(r => setTimeout(r, 2000));
+    }
+    const told = after.find(n => /unhealthy/.test(n.payload.title));
+    if (!told) {
+      throw new Error(
+        `no notification that ${name} is unhealthy within ${
+          HELD_NOTIFICATION_LIMIT_MS / 1000
+        } s of the window's end`,
+      );
+    }
+    log(
+      `the window ended and the owner was told "${told.payload.title}" ${
+        Date.now() - endedAt
+      } ms later`,
+    );
+    return Date.now() - endedAt;
+  } finally {
+    await setDemoTarget('production', name, 'healthy');
   }
 }
 
@@ -405,6 +528,8 @@ async function main() {
 
     await setDemoTarget('production', 'identity', 'healthy');
 
+    const heldNotificationMs = await maintenanceStep(page, token, screenshot);
+
     // Issue 7's targets, with the synthetic catalog in.
     const healthTabRows = await measureHealthTab(page, FRONTEND, screenshot);
     const overviewRows = await measureOverview(
@@ -431,6 +556,12 @@ async function main() {
         value: overviewMs,
       },
       {
+        measurement:
+          'Maintenance window ended to the held notification (release task every 30 s)',
+        value: heldNotificationMs,
+        target: HELD_NOTIFICATION_LIMIT_MS,
+      },
+      {
         measurement: 'Catalog ingestion of the 2,001 synthetic systems',
         value: ingestMs,
       },
@@ -452,7 +583,7 @@ async function main() {
 
 main().then(
   () => {
-    process.stdout.write('e2e smoke: 12 passed, 0 failed\n');
+    process.stdout.write('e2e smoke: 13 passed, 0 failed\n');
   },
   error => {
     log(`failed: ${error.stack ?? error}`);

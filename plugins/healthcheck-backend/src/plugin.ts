@@ -8,6 +8,7 @@ import { validateHealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
+  type BackstageCredentials,
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
@@ -80,6 +81,8 @@ import {
   readSloAlertRules,
   scheduleSloAlerts,
   SloHistoryReader,
+  summarizeObjectives,
+  systemSloSummaries,
 } from './slo';
 import { createApiRouter } from './service/createApiRouter';
 import { DatabaseMaintenanceStore } from './maintenance/DatabaseMaintenanceStore';
@@ -189,6 +192,13 @@ export const healthcheckPlugin = createBackendPlugin({
           logger: logger.child({ component: 'maintenance' }),
           store: maintenanceStore,
           retentionMs: historySettings.aggregateRetentionMs,
+        });
+        // Service-level objectives: read from the history's tables,
+        // alerting through the system owner's notifications.
+        const sloDatabase = await migratedClient(database);
+        const sloReader = new SloHistoryReader(sloDatabase, {
+          rawRetentionMs: readHistorySettings(config).runRetentionMs,
+          maintenance,
         });
         const notificationHold = new MaintenanceNotificationHold({
           calendar: maintenance,
@@ -379,6 +389,17 @@ export const healthcheckPlugin = createBackendPlugin({
               systemSlices,
               Date.now(),
             ),
+          sloSummaries: (
+            systemRefs: readonly string[],
+            credentials: BackstageCredentials,
+          ) =>
+            systemSloSummaries({
+              catalog,
+              reader: sloReader,
+              credentials,
+              systemRefs,
+              now: Date.now(),
+            }),
         };
         // The API and the actions answer from the same reads.
         const healthReads = createSystemHealthReads(healthReadOptions);
@@ -415,6 +436,24 @@ export const healthcheckPlugin = createBackendPlugin({
             loadRollup: systemRef => rollups.getOrEmpty(systemRef),
             history,
           }),
+          loadMaintenance: async systemRef =>
+            systemMaintenance(
+              await maintenance.windows(),
+              await healthReadOptions.loadSystemSlices(systemRef),
+              Date.now(),
+            ),
+          // The badge's caller may read the system (authorize said so);
+          // its objectives are read as the plugin, as its rollup is.
+          loadObjectives: async systemRef =>
+            summarizeObjectives({
+              objectives: await loadCatalogObjectives({
+                catalog,
+                credentials: await auth.getOwnServiceCredentials(),
+                systemRef,
+              }),
+              reader: sloReader,
+              now: Date.now(),
+            }),
         });
         const maintenanceRouter = createMaintenanceRouter({
           httpAuth,
@@ -424,13 +463,7 @@ export const healthcheckPlugin = createBackendPlugin({
           store: maintenanceStore,
           calendar: maintenance,
         });
-        // Service-level objectives: read from the history's tables,
-        // alerting through the system owner's notifications.
-        const sloDatabase = await migratedClient(database);
-        const sloReader = new SloHistoryReader(sloDatabase, {
-          rawRetentionMs: readHistorySettings(config).runRetentionMs,
-          maintenance,
-        });
+        const sloAlertRules = readSloAlertRules(config);
         await scheduleSloAlerts({
           scheduler,
           logger: logger.child({ component: 'slo' }),
@@ -442,12 +475,13 @@ export const healthcheckPlugin = createBackendPlugin({
           reader: sloReader,
           store: new DatabaseSloAlertStore(sloDatabase),
           notifications,
-          rules: readSloAlertRules(config),
+          rules: sloAlertRules,
         });
         const sloRouter = createSloRouter({
           httpAuth,
           catalog,
           reader: sloReader,
+          rules: sloAlertRules,
         });
         httpRouter.use(
           createApiRouter([

@@ -26,6 +26,7 @@ export {
   healthcheckApiRef,
   type HealthcheckApi,
   type CheckSummary,
+  type MaintenanceWindowRequest,
 } from './api/HealthcheckApi';
 export { HealthcheckClient } from './api/HealthcheckClient';
 export {

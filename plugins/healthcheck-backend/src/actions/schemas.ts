@@ -115,9 +115,9 @@ export const systemDetailsSchema = (z: Zod) =>
       .object({
         current: z.array(maintenanceWindowShape(z)),
         next: maintenanceWindowShape(z).optional(),
-        inMaintenance: z.array(
-          z.object({ checkId: z.string(), environment: z.string() }),
-        ),
+        inMaintenance: z
+          .array(z.object({ checkId: z.string(), environment: z.string() }))
+          .optional(),
       })
       .optional()
       .describe(

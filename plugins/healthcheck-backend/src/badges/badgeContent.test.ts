@@ -1,6 +1,9 @@
 import { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import {
   badgeSubject,
+  budgetColor,
+  formatTarget,
+  sloBadge,
   formatResponseTime,
   formatUptime,
   responseTimeBadge,
@@ -94,6 +97,19 @@ describe('statusBadge', () => {
     expect(
       statusBadge({ ...rollup, stale: true }, rollup.environments[1]).message,
     ).toBe('healthy (stale)');
+  });
+
+  it('says maintenance is in force, keeping the colour of the status', () => {
+    expect(statusBadge(rollup, rollup.environments[0], true)).toEqual({
+      label: 'payments production',
+      message: 'unhealthy, 2/5 ok · maintenance',
+      color: 'red',
+    });
+    expect(statusBadge({ ...rollup, stale: true }, undefined, true)).toEqual({
+      label: 'payments',
+      message: 'degraded, 5/8 ok · maintenance (stale)',
+      color: 'yellow',
+    });
   });
 
   it.each([
@@ -204,5 +220,65 @@ describe('responseTimeBadge', () => {
       message: 'no data',
       color: 'lightgrey',
     });
+  });
+});
+
+describe('sloBadge', () => {
+  it('shows attainment over target, coloured by the budget left', () => {
+    expect(
+      sloBadge({
+        systemRef: 'system:default/payments',
+        environment: 'production',
+        objective: { target: 0.999, attainment: 0.99937, remainingRatio: 0.37 },
+      }),
+    ).toEqual({
+      label: 'payments production SLO',
+      message: '99.93% / 99.9%',
+      color: 'green',
+    });
+  });
+
+  it('never rounds attainment up to the target, and says when nothing counted yet', () => {
+    expect(
+      sloBadge({
+        systemRef: 'system:default/payments',
+        objective: {
+          target: 0.999,
+          attainment: 0.99899,
+          remainingRatio: -0.01,
+        },
+      }),
+    ).toMatchObject({ message: '99.89% / 99.9%', color: 'red' });
+    expect(
+      sloBadge({
+        systemRef: 'system:default/payments',
+        objective: { target: 0.95, attainment: null, remainingRatio: null },
+      }),
+    ).toEqual({
+      label: 'payments SLO',
+      message: 'no data / 95%',
+      color: 'lightgrey',
+    });
+  });
+
+  it('writes a target as precisely as it was declared', () => {
+    expect(formatTarget(0.999)).toBe('99.9%');
+    expect(formatTarget(0.9995)).toBe('99.95%');
+    expect(formatTarget(0.99995)).toBe('99.995%');
+    expect(formatTarget(0.95)).toBe('95%');
+  });
+
+  it.each([
+    [1, 'brightgreen'],
+    [0.5, 'brightgreen'],
+    [0.49, 'green'],
+    [0.25, 'green'],
+    [0.1, 'yellow'],
+    [0.05, 'orange'],
+    [0, 'red'],
+    [-2, 'red'],
+    [null, 'lightgrey'],
+  ] as const)('colours a budget left of %p %s', (ratio, color) => {
+    expect(budgetColor(ratio)).toBe(color);
   });
 });

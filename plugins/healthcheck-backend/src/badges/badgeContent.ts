@@ -87,20 +87,88 @@ export function statusMessage(
 export const STALE_SUFFIX = ' (stale)';
 
 /**
- * A status badge of a system, or of one of its environments.
+ * What a status badge adds to its message while a maintenance window is in
+ * force over it. The colour stays the status's: an outage in maintenance is
+ * still red, and says why nobody was paged.
+ * @internal
+ */
+export const MAINTENANCE_SUFFIX = ' · maintenance';
+
+/**
+ * A status badge of a system, or of one of its environments;
+ * `inMaintenance` when a maintenance window is in force over it now.
  * @internal
  */
 export function statusBadge(
   rollup: SystemRollup,
   environment?: EnvironmentRollup,
+  inMaintenance = false,
 ): BadgeContent {
   const of = environment ?? rollup;
   return {
     label: badgeSubject(rollup.systemRef, environment?.name),
     message: `${statusMessage(of.status, of)}${
-      rollup.stale ? STALE_SUFFIX : ''
-    }`,
+      inMaintenance ? MAINTENANCE_SUFFIX : ''
+    }${rollup.stale ? STALE_SUFFIX : ''}`,
     color: STATUS_COLORS[of.status],
+  };
+}
+
+/**
+ * A target as a percentage, as precise as it was declared: `99.9%`,
+ * `99.95%`, `95%`.
+ * @internal
+ */
+export function formatTarget(target: number): string {
+  return `${Number((target * 100).toFixed(4))}%`;
+}
+
+/**
+ * The colour of the error budget left (a share of the budget): at least
+ * half brightgreen, a quarter green, a tenth yellow, any orange, none or
+ * overspent red; lightgrey without a budget.
+ * @internal
+ */
+export function budgetColor(remainingRatio: number | null): BadgeColor {
+  if (remainingRatio === null || !Number.isFinite(remainingRatio)) {
+    return 'lightgrey';
+  }
+  if (remainingRatio >= 0.5) {
+    return 'brightgreen';
+  }
+  if (remainingRatio >= 0.25) {
+    return 'green';
+  }
+  if (remainingRatio >= 0.1) {
+    return 'yellow';
+  }
+  return remainingRatio > 0 ? 'orange' : 'red';
+}
+
+/**
+ * An SLO badge: `payments production SLO | 99.93% / 99.9%`, attainment
+ * (rounded down, never up to the target) over target, coloured by the
+ * error budget left.
+ * @internal
+ */
+export function sloBadge(options: {
+  systemRef: string;
+  environment?: string;
+  objective: {
+    target: number;
+    attainment: number | null;
+    remainingRatio: number | null;
+  };
+}): BadgeContent {
+  const { objective } = options;
+  return {
+    label: `${badgeSubject(options.systemRef, options.environment)} SLO`,
+    message: `${
+      objective.attainment === null
+        ? NO_DATA_MESSAGE
+        : formatUptime(objective.attainment)
+    } / ${formatTarget(objective.target)}`,
+    color: budgetColor(objective.remainingRatio),
   };
 }
 

@@ -106,11 +106,12 @@ describe('parseBadgeRequest', () => {
       {
         path: 'enviroment',
         reason:
-          'is not a badge parameter; they are kind, window, percentile, environment, format, style, label',
+          'is not a badge parameter; they are kind, window, percentile, objective, environment, format, style, label',
       },
       {
         path: 'kind',
-        reason: 'must be one of status, uptime, response-time, not "latency"',
+        reason:
+          'must be one of status, uptime, response-time, slo, not "latency"',
       },
       { path: 'window', reason: 'must be one of 24h, 7d, 30d, not "1y"' },
       { path: 'format', reason: 'must be one of svg, json, not "png"' },
@@ -118,6 +119,39 @@ describe('parseBadgeRequest', () => {
         path: 'style',
         reason:
           'must be one of flat, flat-square, plastic, for-the-badge, social, not "rounded"',
+      },
+    ]);
+  });
+
+  it('reads an SLO badge, of the worst objective or of one named, in the system’s namespace by default', () => {
+    expect(parseBadgeRequest(payments, { kind: 'slo' })).toMatchObject({
+      ok: true,
+      request: { kind: 'slo', systemRef: 'system:default/payments' },
+    });
+    expect(
+      parseBadgeRequest(
+        { namespace: 'team-a', name: 'payments' },
+        { kind: 'slo', objective: 'Payments-Up' },
+      ),
+    ).toMatchObject({
+      ok: true,
+      request: {
+        kind: 'slo',
+        objective: 'servicelevelobjective:team-a/payments-up',
+      },
+    });
+  });
+
+  it('refuses an objective on another kind, and a window on an SLO badge', () => {
+    expect(
+      problemsOf(parseBadgeRequest(payments, { objective: 'payments-up' })),
+    ).toEqual([{ path: 'objective', reason: 'applies only to kind slo' }]);
+    expect(
+      problemsOf(parseBadgeRequest(payments, { kind: 'slo', window: '7d' })),
+    ).toEqual([
+      {
+        path: 'window',
+        reason: 'does not apply to kind slo: an objective has its own window',
       },
     ]);
   });

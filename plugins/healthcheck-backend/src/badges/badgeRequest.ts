@@ -1,13 +1,17 @@
 import { makeValidator } from '@backstage/catalog-model';
 import { InputError } from '@backstage/errors';
-import { canonicalEnvironmentName } from '@vigil/plugin-healthcheck-common';
+import {
+  canonicalEntityRef,
+  canonicalEnvironmentName,
+} from '@vigil/plugin-healthcheck-common';
 
 /**
- * What a badge shows: the health status, the up-time over a window, or a
- * response-time percentile over a window.
+ * What a badge shows: the health status, the up-time over a window, a
+ * response-time percentile over a window, or a service-level objective's
+ * attainment against its target.
  * @internal
  */
-export type BadgeKind = 'status' | 'uptime' | 'response-time';
+export type BadgeKind = 'status' | 'uptime' | 'response-time' | 'slo';
 
 /**
  * The period an up-time or response-time badge covers, ending now.
@@ -43,6 +47,7 @@ export const BADGE_KINDS: readonly BadgeKind[] = [
   'status',
   'uptime',
   'response-time',
+  'slo',
 ];
 /** @internal */
 export const BADGE_WINDOWS: readonly BadgeWindow[] = ['24h', '7d', '30d'];
@@ -85,6 +90,7 @@ const QUERY_PARAMETERS = [
   'kind',
   'window',
   'percentile',
+  'objective',
   'environment',
   'format',
   'style',
@@ -119,6 +125,11 @@ export type BadgeRequest = BadgeRequestBase &
         kind: 'response-time';
         window: BadgeWindow;
         percentile: BadgePercentile;
+      }
+    | {
+        kind: 'slo';
+        /** Canonical ServiceLevelObjective ref; the worst objective when absent. */
+        objective?: string;
       }
   );
 
@@ -170,8 +181,8 @@ function oneOf(values: readonly string[]): string {
 
 /**
  * Reads and validates a badge request: the path's `namespace` and `name`,
- * and the query (`kind`, `window`, `percentile`, `environment`, `format`,
- * `style`, `label`). Unknown and repeated parameters are problems too, so a
+ * and the query (`kind`, `window`, `percentile`, `objective`,
+ * `environment`, `format`, `style`, `label`). Unknown and repeated parameters are problems too, so a
  * misspelt `enviroment=production` is not silently a system-wide badge.
  * Every problem is reported, not just the first.
  * @internal
@@ -255,11 +266,35 @@ export function parseBadgeRequest(
   const style = choice('style', BADGE_STYLES);
 
   const effectiveKind: BadgeKind | null = kind === undefined ? 'status' : kind;
-  if (window !== undefined && effectiveKind === 'status') {
+  if (
+    window !== undefined &&
+    (effectiveKind === 'status' || effectiveKind === 'slo')
+  ) {
     problems.push({
       path: 'window',
-      reason: 'applies only to kind uptime or response-time',
+      reason:
+        effectiveKind === 'slo'
+          ? 'does not apply to kind slo: an objective has its own window'
+          : 'applies only to kind uptime or response-time',
     });
+  }
+  let objective: string | undefined;
+  const rawObjective = single('objective');
+  if (rawObjective !== undefined) {
+    objective = canonicalEntityRef(rawObjective, {
+      defaultKind: 'servicelevelobjective',
+      defaultNamespace: typeof namespace === 'string' ? namespace : 'default',
+    });
+    if (effectiveKind !== null && effectiveKind !== 'slo') {
+      problems.push({ path: 'objective', reason: 'applies only to kind slo' });
+    } else if (!objective) {
+      problems.push({
+        path: 'objective',
+        reason: `${JSON.stringify(
+          rawObjective,
+        )} is not an entity ref, such as servicelevelobjective:default/payments-availability`,
+      });
+    }
   }
   if (
     percentile !== undefined &&
@@ -338,6 +373,11 @@ export function parseBadgeRequest(
           window: window ?? DEFAULT_BADGE_WINDOWS['response-time'],
           percentile: percentile ?? 'p95',
         },
+      };
+    case 'slo':
+      return {
+        ok: true,
+        request: { ...base, kind: 'slo', ...(objective && { objective }) },
       };
     default:
       return { ok: true, request: { ...base, kind: 'status' } };

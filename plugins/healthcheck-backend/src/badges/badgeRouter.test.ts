@@ -86,6 +86,109 @@ describe('createBadgeRouter', () => {
     expect(options.loadUptime).not.toHaveBeenCalled();
   });
 
+  it('says maintenance on a status badge in force over it, keeping the status colour', async () => {
+    const options = loaders({
+      loadMaintenance: async () => ({
+        current: [{ windowId: 'deploy-1' }],
+        inMaintenance: [{ checkId: 'api', environment: 'production' }],
+      }),
+    });
+    const json = (query: string) =>
+      request(appWith(options)).get(`${PAYMENTS}?format=json${query}`);
+    expect((await json('')).body).toMatchObject({
+      message: 'unhealthy, 5/8 ok · maintenance',
+      color: 'red',
+    });
+    expect((await json('&environment=Production')).body).toMatchObject({
+      message: 'unhealthy, 2/5 ok · maintenance',
+      color: 'red',
+    });
+    // The window covers production only.
+    expect((await json('&environment=staging')).body).toMatchObject({
+      message: 'healthy',
+    });
+  });
+
+  it('says nothing of a window that is only ahead', async () => {
+    const options = loaders({
+      loadMaintenance: async () => ({ current: [], inMaintenance: [] }),
+    });
+    const res = await request(appWith(options)).get(`${PAYMENTS}?format=json`);
+    expect(res.body.message).toBe('unhealthy, 5/8 ok');
+  });
+
+  describe('kind=slo', () => {
+    const objectives = [
+      {
+        ref: 'servicelevelobjective:default/payments-up',
+        environment: 'production',
+        target: 0.999,
+        attainment: 0.99937,
+        remainingRatio: 0.37,
+      },
+      {
+        ref: 'servicelevelobjective:default/payments-staging',
+        environment: 'staging',
+        target: 0.99,
+        attainment: 0.95,
+        remainingRatio: -4,
+      },
+      {
+        ref: 'servicelevelobjective:default/payments-new',
+        environment: 'production',
+        target: 0.99,
+        attainment: null,
+        remainingRatio: null,
+      },
+    ];
+    const withObjectives = loaders({ loadObjectives: async () => objectives });
+
+    it('shows the objective with the least budget left, attainment over target', async () => {
+      const res = await request(appWith(withObjectives)).get(
+        `${PAYMENTS}?kind=slo`,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.toString('utf8')).toContain(
+        '<title>payments staging SLO: 95% / 99%</title>',
+      );
+    });
+
+    it('shows one environment’s worst, or the objective named', async () => {
+      const ofProduction = await request(appWith(withObjectives)).get(
+        `${PAYMENTS}?kind=slo&environment=production&format=json`,
+      );
+      expect(ofProduction.body).toMatchObject({
+        label: 'payments production SLO',
+        message: '99.93% / 99.9%',
+        color: 'green',
+      });
+      const named = await request(appWith(withObjectives)).get(
+        `${PAYMENTS}?kind=slo&objective=payments-new&format=json`,
+      );
+      expect(named.body).toMatchObject({
+        message: 'no data / 99%',
+        color: 'lightgrey',
+      });
+    });
+
+    it('answers 404 naming what is missing', async () => {
+      const res = await request(appWith(withObjectives)).get(
+        `${PAYMENTS}?kind=slo&objective=nope`,
+      );
+      expect(res.status).toBe(404);
+      expect(res.body.error.message).toBe(
+        'System system:default/payments has no service-level objective servicelevelobjective:default/nope that badges can show',
+      );
+      const none = await request(appWith(loaders())).get(
+        `${PAYMENTS}?kind=slo&environment=staging`,
+      );
+      expect(none.status).toBe(404);
+      expect(none.body.error.message).toBe(
+        'System system:default/payments has no service-level objective in environment staging that badges can show',
+      );
+    });
+  });
+
   it('answers the status of one environment, matching its name without regard to case', async () => {
     const res = await request(appWith(loaders())).get(
       `${PAYMENTS}?environment=Staging`,
@@ -226,7 +329,8 @@ describe('createBadgeRouter', () => {
     expect(res.body.error.problems).toEqual([
       {
         path: 'kind',
-        reason: 'must be one of status, uptime, response-time, not "latency"',
+        reason:
+          'must be one of status, uptime, response-time, slo, not "latency"',
       },
       { path: 'window', reason: 'must be one of 24h, 7d, 30d, not "1y"' },
       { path: 'format', reason: 'must be one of svg, json, not "png"' },

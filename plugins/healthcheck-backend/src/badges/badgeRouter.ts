@@ -7,10 +7,12 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import { createTypedRouter } from '../schema/createTypedRouter';
+import { worstObjective } from '../slo/objectiveSummaries';
 import {
   BadgeContent,
   ResponseTimes,
   responseTimeBadge,
+  sloBadge,
   statusBadge,
   uptimeBadge,
 } from './badgeContent';
@@ -58,6 +60,39 @@ export function unknownSystemError(systemRef: string): NotFoundError {
 }
 
 /**
+ * An objective as an SLO badge shows it.
+ * @internal
+ */
+export interface BadgeObjective {
+  /** Canonical ServiceLevelObjective entity ref. */
+  ref: string;
+  /** Canonical environment name. */
+  environment: string;
+  target: number;
+  attainment: number | null;
+  remainingRatio: number | null;
+}
+
+/**
+ * The objective an SLO badge shows: the one named, else the one with the
+ * least budget left (one with nothing counted only when none has a figure).
+ * @internal
+ */
+export function objectiveOfBadge(
+  objectives: readonly BadgeObjective[],
+  wanted: { environment?: string; objective?: string },
+): BadgeObjective | undefined {
+  return worstObjective(
+    objectives.filter(
+      objective =>
+        (wanted.environment === undefined ||
+          objective.environment === wanted.environment) &&
+        (wanted.objective === undefined || objective.ref === wanted.objective),
+    ),
+  );
+}
+
+/**
  * What {@link createBadgeRouter} needs.
  * @internal
  */
@@ -82,6 +117,23 @@ export interface BadgeRouterOptions {
   loadResponseTime(
     query: BadgeMeasurementQuery,
   ): Promise<ResponseTimes | undefined>;
+  /**
+   * The maintenance over the system now: the windows in force and the
+   * (check, environment) pairs they cover; `undefined` when none covers it.
+   * A status badge in maintenance says so; none without it.
+   */
+  loadMaintenance?(systemRef: string): Promise<
+    | {
+        current: readonly unknown[];
+        inMaintenance?: ReadonlyArray<{ environment: string }>;
+      }
+    | undefined
+  >;
+  /**
+   * The system's service-level objectives where they stand now, for SLO
+   * badges; SLO badges answer 404 without it.
+   */
+  loadObjectives?(systemRef: string): Promise<readonly BadgeObjective[]>;
   /**
    * Called for every valid request before anything is loaded; throws
    * (`NotAllowedError`, `AuthenticationError`) to refuse it. Authentication
@@ -115,6 +167,8 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
     loadEnvironments,
     loadUptime,
     loadResponseTime,
+    loadMaintenance,
+    loadObjectives,
     authorize,
   } = options;
   const now = options.now ?? (() => new Date());
@@ -175,10 +229,42 @@ export function createBadgeRouter(options: BadgeRouterOptions): express.Router {
         request,
         rollup.environments.map(e => e.name),
       );
+      const maintenance = await loadMaintenance?.(request.systemRef);
+      const inMaintenance =
+        maintenance !== undefined &&
+        maintenance.current.length > 0 &&
+        (name === undefined ||
+          (maintenance.inMaintenance ?? []).some(
+            pair =>
+              canonicalEnvironmentName(pair.environment) ===
+              request.environment,
+          ));
       return statusBadge(
         rollup,
         rollup.environments.find(e => e.name === name),
+        inMaintenance,
       );
+    }
+
+    if (request.kind === 'slo') {
+      const objective = objectiveOfBadge(
+        (await loadObjectives?.(request.systemRef)) ?? [],
+        request,
+      );
+      if (!objective) {
+        throw new NotFoundError(
+          `System ${request.systemRef} has no service-level objective${
+            request.objective ? ` ${request.objective}` : ''
+          }${
+            request.environment ? ` in environment ${request.environment}` : ''
+          } that badges can show`,
+        );
+      }
+      return sloBadge({
+        systemRef: request.systemRef,
+        environment: objective.environment,
+        objective,
+      });
     }
 
     const environments = await measuredEnvironments(request);

@@ -113,6 +113,50 @@ describe('DatabaseMaintenanceStore', () => {
   );
 
   it.each(databases.eachSupportedId())(
+    'brings the notifications a window held forward to its early end, only of its environments, on %p',
+    async databaseId => {
+      const { store, clock } = await createStore(databaseId);
+      const deploy = await store.create({
+        systemRef: 'system:default/payments',
+        environments: ['production'],
+        startsAt: clock.now,
+        endsAt: clock.now + minutes(30),
+        createdBy: alice,
+      });
+      for (const environment of ['production', 'staging']) {
+        await store.hold({
+          systemRef: 'system:default/payments',
+          environment,
+          fromStatus: 'healthy',
+          releaseAt: deploy.endsAt,
+        });
+      }
+      await store.hold({
+        systemRef: 'system:default/shop',
+        environment: 'production',
+        fromStatus: 'healthy',
+        releaseAt: deploy.endsAt,
+      });
+      clock.now += minutes(10);
+      expect(await store.claimDueHolds(minutes(1), 10)).toEqual([]);
+
+      await store.end(deploy.id, bob);
+      // Due now: production of payments; staging (not in the window) and
+      // shop (another system) still wait for their own ends.
+      expect(
+        (await store.claimDueHolds(minutes(1), 10)).map(
+          held => `${held.systemRef} ${held.environment}`,
+        ),
+      ).toEqual(['system:default/payments production']);
+      expect(
+        await store.getHeld('system:default/payments', 'staging'),
+      ).toMatchObject({
+        releaseAt: deploy.endsAt,
+      });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'bounds the windows open per system and prunes old ones, on %p',
     async databaseId => {
       const { store, clock } = await createStore(databaseId);

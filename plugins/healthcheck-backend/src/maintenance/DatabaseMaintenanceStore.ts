@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DatabaseService } from '@backstage/backend-plugin-api';
 import { ConflictError, NotFoundError } from '@backstage/errors';
+import { canonicalEnvironmentName } from '@vigil/plugin-healthcheck-common';
 import { Knex } from 'knex';
 import { migratedClient } from '../database/migrations';
 
@@ -181,7 +182,38 @@ export class DatabaseMaintenanceStore {
         `Maintenance window '${id}' was ended or changed meanwhile; read it again`,
       );
     }
+    await this.#releaseHeldBy(current, endsAt);
     return { ...current, endsAt, endedBy };
+  }
+
+  /**
+   * Brings the holds a window ended early may have set forward to its new
+   * end: they waited for its old one. Releasing judges maintenance again,
+   * so a failure another window still covers is held anew, not told.
+   */
+  async #releaseHeldBy(window: StoredMaintenanceWindow, at: number) {
+    const environments =
+      window.environments &&
+      new Set(window.environments.map(canonicalEnvironmentName));
+    const held = await this.#db(HELD_TABLE)
+      .where({ system_ref: window.systemRef.toLowerCase() })
+      .where('release_at', '>', at);
+    for (const row of held.map(toHeld)) {
+      if (
+        environments &&
+        !environments.has(canonicalEnvironmentName(row.environment))
+      ) {
+        continue;
+      }
+      // Compare-and-set: a hold moved meanwhile keeps its new release.
+      await this.#db(HELD_TABLE)
+        .where({
+          system_ref: row.systemRef,
+          environment: row.environment,
+          release_at: row.releaseAt,
+        })
+        .update({ release_at: at });
+    }
   }
 
   /**

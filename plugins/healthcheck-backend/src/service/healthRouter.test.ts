@@ -76,6 +76,17 @@ const RUNS_FROM = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 60_000;
 /** Deploying payments to production: an hour around the test's start. */
 const DEPLOY_FROM = RUNS_FROM - 3_600_000;
 const DEPLOY_TO = RUNS_FROM + 3_600_000;
+const PAYMENTS_SLO = {
+  objectives: 2,
+  worst: {
+    ref: 'servicelevelobjective:default/payments-up',
+    title: 'Payments are up',
+    environment: 'production',
+    target: 0.999,
+    attainment: 0.9985,
+    remainingRatio: -0.5,
+  },
+};
 
 const production = encodeSliceId({
   checkId: 'healthcheck:default/payments-health',
@@ -234,6 +245,17 @@ describe('the health routes', () => {
                     systemSlices,
                     Date.now(),
                   ),
+                sloSummaries: async (systemRefs, credentials) =>
+                  new Map(
+                    systemRefs
+                      .filter(
+                        ref =>
+                          ref === 'system:default/payments' &&
+                          (credentials.principal as { type: string }).type ===
+                            'user',
+                      )
+                      .map(ref => [ref, PAYMENTS_SLO]),
+                  ),
               }),
             );
           },
@@ -385,6 +407,35 @@ describe('the health routes', () => {
           },
         ],
       });
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
+    'lists a system in maintenance with its window and its worst objective, and others without, on %p',
+    async databaseId => {
+      const server = await startBackend(databaseId);
+      const res = await request(server)
+        .get('/api/healthcheck/v1/systems')
+        .set('Authorization', user);
+      const payments = res.body.items.find((s: any) => s.name === 'payments');
+      expect(payments).toMatchObject({
+        status: 'unhealthy',
+        maintenance: {
+          current: [
+            {
+              windowId: 'deploy-1',
+              end: new Date(DEPLOY_TO).toISOString(),
+              reason: 'deploying',
+            },
+          ],
+        },
+        slo: PAYMENTS_SLO,
+      });
+      // The list says whether and until when, not which check: that is the page's.
+      expect(payments.maintenance.inMaintenance).toBeUndefined();
+      const checkout = res.body.items.find((s: any) => s.name === 'checkout');
+      expect(checkout.maintenance).toBeUndefined();
+      expect(checkout.slo).toBeUndefined();
     },
   );
 

@@ -11,6 +11,7 @@ import {
   SystemHealthSummary,
   SystemListResponse,
   SystemRollup,
+  SystemSloSummary,
   tryDecodeSliceId,
 } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
@@ -84,6 +85,14 @@ export interface SystemHealthReadsOptions {
       environment: string;
     }>,
   ) => Promise<SystemMaintenance | undefined>;
+  /**
+   * The SLO line of each of the systems that has objectives the caller may
+   * read, which the list of systems shows; none without it.
+   */
+  sloSummaries?: (
+    systemRefs: readonly string[],
+    credentials: BackstageCredentials,
+  ) => Promise<ReadonlyMap<string, SystemSloSummary>>;
   now?: () => number;
 }
 
@@ -208,6 +217,43 @@ export function createSystemHealthReads(
     };
   }
 
+  /** A page of summaries with each system's maintenance and SLO line, where it has them. */
+  async function withMaintenanceAndSlo(
+    items: SystemHealthSummary[],
+    credentials: BackstageCredentials,
+  ): Promise<SystemHealthSummary[]> {
+    const { maintenanceOf, sloSummaries } = options;
+    const [maintenances, slos] = await Promise.all([
+      Promise.all(
+        items.map(async item => {
+          if (!maintenanceOf) {
+            return undefined;
+          }
+          const slices = await loadSystemSlices(item.systemRef);
+          return await maintenanceOf(slices);
+        }),
+      ),
+      sloSummaries?.(
+        items.map(item => item.systemRef),
+        credentials,
+      ),
+    ]);
+    return items.map((item, index) => {
+      const maintenance = maintenances[index];
+      const slo = slos?.get(item.systemRef);
+      return {
+        ...item,
+        ...(maintenance && {
+          maintenance: {
+            current: maintenance.current,
+            ...(maintenance.next && { next: maintenance.next }),
+          },
+        }),
+        ...(slo && { slo }),
+      };
+    });
+  }
+
   return {
     visibleSystem,
 
@@ -229,7 +275,8 @@ export function createSystemHealthReads(
         ),
         query,
       );
-      return { ...page, items: await forCaller(page.items, credentials) };
+      const seen = await forCaller(page.items, credentials);
+      return { ...page, items: await withMaintenanceAndSlo(seen, credentials) };
     },
 
     async systemDetails(systemRef, credentials) {

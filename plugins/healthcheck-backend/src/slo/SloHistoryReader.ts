@@ -1,8 +1,10 @@
+import type { ResolvedServiceLevelObjective } from '@vigil/plugin-healthcheck-common';
 import { Knex } from 'knex';
 import { HOUR_MS, hourStartOf } from '../history/aggregateRuns';
 import { RUN_START_LAG_MS } from '../history/historyDatabase';
 import type { HistoryRun } from '../history/timeWeightedUptime';
 import type { MaintenanceCalendar } from '../maintenance/MaintenanceCalendar';
+import { sloWindow } from './computeSlo';
 import { Interval, mergeIntervals } from './intervals';
 import { SloHour, SloSliceHistory } from './measureIndicator';
 
@@ -246,4 +248,29 @@ export function rawRangesFor(
     }
   }
   return mergeIntervals(ranges);
+}
+
+/**
+ * The histories of an objective's slices over its window up to `now`: the
+ * one read the route, the alerts and the summaries each make.
+ *
+ * @internal
+ */
+export async function readObjectiveSlices(
+  reader: Pick<SloHistoryReader, 'read'>,
+  objective: ResolvedServiceLevelObjective,
+  now: number,
+): Promise<SloSliceHistory[]> {
+  const window = sloWindow(objective.window, now);
+  const histories = await reader.read(
+    {
+      systemRef: objective.systemRef,
+      environment: objective.environment,
+      checkId: objective.checkRef,
+      from: window.from,
+      to: now,
+    },
+    now,
+  );
+  return [...histories.values()];
 }

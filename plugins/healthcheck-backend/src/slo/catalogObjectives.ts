@@ -37,13 +37,20 @@ export async function loadCatalogObjectives(options: {
   credentials: BackstageCredentials;
   /** Only this system's (canonical ref); all when left out. */
   systemRef?: string;
+  /** Only these systems' (canonical refs), with one catalog request. */
+  systemRefs?: readonly string[];
 }): Promise<CatalogObjective[]> {
+  const only = options.systemRefs
+    ? new Set(options.systemRefs)
+    : options.systemRef && new Set([options.systemRef]);
   let systemFilter = {};
-  if (options.systemRef) {
-    const { namespace, name } = parseEntityRef(options.systemRef);
+  if (only) {
     // How a spec may write the ref; resolving decides in the end.
     systemFilter = {
-      'spec.system': [name, `${namespace}/${name}`, options.systemRef],
+      'spec.system': [...only].flatMap(systemRef => {
+        const { namespace, name } = parseEntityRef(systemRef);
+        return [name, `${namespace}/${name}`, systemRef];
+      }),
     };
   }
   const { items } = await options.catalog.getEntities(
@@ -53,10 +60,7 @@ export async function loadCatalogObjectives(options: {
   const objectives: CatalogObjective[] = [];
   for (const entity of items) {
     const resolved = tryResolve(entity);
-    if (
-      resolved &&
-      (!options.systemRef || resolved.systemRef === options.systemRef)
-    ) {
+    if (resolved && (!only || only.has(resolved.systemRef))) {
       objectives.push({
         ref: stringifyEntityRef(entity).toLowerCase(),
         title:

@@ -36,3 +36,9 @@ export {
 export { rawRangesFor, SloHistoryReader } from './SloHistoryReader';
 export type { SloHistoryQuery } from './SloHistoryReader';
 export { createSloRouter } from './sloRouter';
+export {
+  summarizeObjectives,
+  systemSloSummaries,
+  worstObjective,
+} from './objectiveSummaries';
+export type { ObjectiveSummary } from './objectiveSummaries';

@@ -12,9 +12,9 @@ import {
 } from './burnRateAlerts';
 import { buildSloNotification } from './buildSloNotification';
 import type { CatalogObjective } from './catalogObjectives';
-import { computeSlo, sloWindow } from './computeSlo';
+import { computeSlo } from './computeSlo';
 import type { DatabaseSloAlertStore } from './DatabaseSloAlertStore';
-import type { SloHistoryReader } from './SloHistoryReader';
+import { readObjectiveSlices, SloHistoryReader } from './SloHistoryReader';
 
 /** @internal */
 export const SLO_ALERTS_TASK_ID = 'healthcheck-slo-alerts';
@@ -75,18 +75,11 @@ export async function evaluateSloAlerts(options: {
       break;
     }
     try {
-      const window = sloWindow(objective.window, now);
-      const histories = await reader.read(
-        {
-          systemRef: objective.systemRef,
-          environment: objective.environment,
-          checkId: objective.checkRef,
-          from: window.from,
-          to: now,
-        },
+      const status = computeSlo(
+        objective,
+        await readObjectiveSlices(reader, objective, now),
         now,
       );
-      const status = computeSlo(objective, [...histories.values()], now);
       const { changes } = decideBurnRateAlerts({
         burnRates: status.burnRates,
         rules,

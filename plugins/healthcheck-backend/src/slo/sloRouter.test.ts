@@ -197,7 +197,30 @@ describe('GET /v1/systems/:namespace/:name/slos', () => {
             '6h': expect.closeTo(10 / 30 / 0.01, 9),
             '3d': expect.closeTo(10 / 30 / 0.01, 9),
           },
+          // 33x over 6 h and 30 m: a ticket; the last 5 minutes were up,
+          // so no page.
+          alerts: [
+            {
+              severity: 'ticket',
+              burnRate: 6,
+              longWindow: '6h',
+              shortWindow: '30m',
+            },
+          ],
+          burnDown: expect.any(Array),
         },
+      });
+      // Untouched until the last 6-hour step, which spent it all and more.
+      const burnDown = availability.status.burnDown;
+      expect(burnDown).toHaveLength(7 * 4 + 1);
+      expect(burnDown[0]).toEqual({
+        at: '2026-10-25T00:30:00.000Z',
+        remainingRatio: 1,
+      });
+      expect(burnDown[burnDown.length - 2].remainingRatio).toBe(1);
+      expect(burnDown[burnDown.length - 1]).toEqual({
+        at: '2026-11-01T00:30:00.000Z',
+        remainingRatio: expect.closeTo((18 - 600) / 18, 9),
       });
       // The half hour so far is one slice with a p95 of 900 ms: bad.
       expect(latency).toMatchObject({

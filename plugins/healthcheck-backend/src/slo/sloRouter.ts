@@ -11,9 +11,15 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import type express from 'express';
 import { createTypedRouter } from '../schema/createTypedRouter';
+import { budgetBurnDown, BurnDownPoint } from './budgetBurnDown';
+import {
+  BurnRateAlertRule,
+  burnRateConditionHolds,
+  DEFAULT_BURN_RATE_ALERT_RULES,
+} from './burnRateAlerts';
 import { CatalogObjective, loadCatalogObjectives } from './catalogObjectives';
-import { computeSlo, SloStatus, sloWindow } from './computeSlo';
-import type { SloHistoryReader } from './SloHistoryReader';
+import { computeSlo, SloStatus } from './computeSlo';
+import { readObjectiveSlices, SloHistoryReader } from './SloHistoryReader';
 
 const QUERY_PARAMETERS = ['environment', 'check'];
 
@@ -28,9 +34,12 @@ export function createSloRouter(options: {
   httpAuth: HttpAuthService;
   catalog: Pick<CatalogService, 'getEntityByRef' | 'getEntities'>;
   reader: Pick<SloHistoryReader, 'read'>;
+  /** The burn-rate alert rules, to say which hold now; the workbook's by default. */
+  rules?: readonly BurnRateAlertRule[];
   now?: () => number;
 }): express.Router {
   const { httpAuth, catalog, reader } = options;
+  const rules = options.rules ?? DEFAULT_BURN_RATE_ALERT_RULES;
   const now = options.now ?? Date.now;
   const router = createTypedRouter();
 
@@ -65,22 +74,20 @@ export function createSloRouter(options: {
     const at = now();
     const items = [];
     for (const entry of objectives) {
-      const window = sloWindow(entry.objective.window, at);
-      const histories = await reader.read(
-        {
-          systemRef,
-          environment: entry.objective.environment,
-          checkId: entry.objective.checkRef,
-          from: window.from,
-          to: at,
-        },
-        at,
-      );
+      const slices = await readObjectiveSlices(reader, entry.objective, at);
+      const status = computeSlo(entry.objective, slices, at);
       items.push(
-        objectiveResponse(
-          entry,
-          computeSlo(entry.objective, [...histories.values()], at),
-        ),
+        objectiveResponse(entry, status, {
+          alerts: rules.filter(rule =>
+            burnRateConditionHolds(rule, status.burnRates),
+          ),
+          burnDown: budgetBurnDown(
+            entry.objective,
+            slices,
+            status.window,
+            status.errorBudget.total,
+          ),
+        }),
       );
     }
     res.json({ items });
@@ -130,7 +137,11 @@ export function parseObjectiveQuery(query: Record<string, unknown>): {
   };
 }
 
-function objectiveResponse(entry: CatalogObjective, status: SloStatus) {
+function objectiveResponse(
+  entry: CatalogObjective,
+  status: SloStatus,
+  extra: { alerts: BurnRateAlertRule[]; burnDown: BurnDownPoint[] },
+) {
   const { objective } = entry;
   return {
     ref: entry.ref,
@@ -160,6 +171,16 @@ function objectiveResponse(entry: CatalogObjective, status: SloStatus) {
         '6h': status.burnRates['6h'] ?? null,
         '3d': status.burnRates['3d'] ?? null,
       },
+      alerts: extra.alerts.map(rule => ({
+        severity: rule.severity,
+        burnRate: rule.burnRate,
+        longWindow: rule.longWindow,
+        shortWindow: rule.shortWindow,
+      })),
+      burnDown: extra.burnDown.map(point => ({
+        at: new Date(point.at).toISOString(),
+        remainingRatio: point.remainingRatio,
+      })),
     },
   };
 }

@@ -1,2 +1,3 @@
 export * from './checks';
+export * from './objectives';
 export * from './systems';

@@ -13,6 +13,11 @@ export interface RollupReason {
   display: string;
   /** Canonical refs of the Components the check targets, when it names any. */
   components?: string[];
+  /**
+   * True when the check is in a maintenance window in this environment now:
+   * its status is still the true one, its notifications wait for the end.
+   */
+  inMaintenance?: boolean;
 }
 
 /**
@@ -129,6 +134,51 @@ export interface SystemStatusSignal {
 }
 
 /**
+ * One occurrence of a maintenance window, in force from `start`
+ * (inclusive) to `end`.
+ * @public
+ */
+export interface MaintenanceOccurrence {
+  windowId: string;
+  /** ISO 8601. */
+  start: string;
+  /** ISO 8601. */
+  end: string;
+  reason?: string;
+}
+
+/**
+ * The maintenance windows over a system: those in force now, the next one
+ * to start and, on a system's details, which checks are in maintenance now
+ * in which environment. Statuses stay true: a failing check in maintenance
+ * is failing, and marked.
+ * @public
+ */
+export interface SystemMaintenance {
+  current: MaintenanceOccurrence[];
+  next?: MaintenanceOccurrence;
+  /** On a system's details only (`GET /v1/systems/{namespace}/{name}`). */
+  inMaintenance?: Array<{ checkId: string; environment: string }>;
+}
+
+/**
+ * A system's objectives in one line: how many, and the one with the least
+ * error budget left (`remainingRatio` null when nothing counted yet).
+ * @public
+ */
+export interface SystemSloSummary {
+  objectives: number;
+  worst: {
+    ref: string;
+    title: string;
+    environment: string;
+    target: number;
+    attainment: number | null;
+    remainingRatio: number | null;
+  };
+}
+
+/**
  * A system in `GET /v1/systems`: its rollup and what the catalog says of it.
  * A system without checks has status `unknown` and `total` 0.
  * @public
@@ -145,6 +195,13 @@ export interface SystemHealthSummary extends SystemRollup {
    * for the deployment; it cannot be turned back into the system.
    */
   liveKey: string;
+  /** The maintenance windows over the system's checks; absent when none does. */
+  maintenance?: SystemMaintenance;
+  /**
+   * The system's service-level objectives that the caller may read: how
+   * many, and the one with the least error budget left; absent when none.
+   */
+  slo?: SystemSloSummary;
 }
 
 /**

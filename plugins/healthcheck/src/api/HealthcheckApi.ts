@@ -4,6 +4,8 @@ import {
   CheckSummary,
   HealthCheckSpec,
   ListSystemsQuery,
+  MaintenanceWindowDetails,
+  ObjectiveStatus,
   SliceRunsResponse,
   SliceUptimeResponse,
   SystemHealthDetails,
@@ -18,9 +20,30 @@ export type { CheckSummary };
  * @public
  */
 export interface BadgeOptions {
-  kind?: 'status' | 'uptime' | 'response-time';
+  kind?: 'status' | 'uptime' | 'response-time' | 'slo';
+  /** Up-time and response time only. */
   window?: '24h' | '7d' | '30d';
   environment?: string;
+  /** `slo` only: the ServiceLevelObjective ref; the one with the least budget left by default. */
+  objective?: string;
+}
+
+/**
+ * A maintenance window to open over one system: "we are deploying now, 30
+ * minutes".
+ * @public
+ */
+export interface MaintenanceWindowRequest {
+  /** Ref of the system; the kind defaults to System. */
+  system: string;
+  /** How long, such as `30m` or `2h`; at most 24 hours. */
+  duration: string;
+  environments?: string[];
+  /** Check ids (API ids or HealthCheck entity refs); every check when absent. */
+  checks?: string[];
+  /** When it starts; now when absent. */
+  start?: Date;
+  reason?: string;
 }
 
 /**
@@ -79,6 +102,28 @@ export interface HealthcheckApi {
   getSliceUptimes(systemRef: string): Promise<SliceUptimeResponse>;
   /** The details of the checks in a system's matrix, in one request. */
   listSystemChecks(systemRef: string): Promise<CheckDetails[]>;
+  /**
+   * A system's service-level objectives (those the caller may read), each
+   * with attainment, error budget, burn rates, the alerts that hold and the
+   * budget burn-down.
+   */
+  listSystemObjectives(
+    systemRef: string,
+    query?: { environment?: string; check?: string },
+  ): Promise<ObjectiveStatus[]>;
+  /**
+   * The maintenance windows in force or ahead, each with its current and
+   * next occurrence; of one system when `system` is given.
+   */
+  listMaintenanceWindows(query?: {
+    system?: string;
+  }): Promise<MaintenanceWindowDetails[]>;
+  /** Opens a maintenance window (permission healthcheck.maintenance.manage). */
+  createMaintenanceWindow(
+    request: MaintenanceWindowRequest,
+  ): Promise<MaintenanceWindowDetails>;
+  /** Ends a window made through the API now. */
+  endMaintenanceWindow(id: string): Promise<MaintenanceWindowDetails>;
   /** The badge's SVG URL (loaded with Backstage's cookie; public when configured). */
   badgeUrl(systemRef: string, options?: BadgeOptions): Promise<string>;
 }

@@ -138,6 +138,84 @@ describe('HealthcheckClient', () => {
     );
   });
 
+  it('builds the URL of an SLO badge, of one objective when named', async () => {
+    const { client } = clientAnswering(new Response('{}'));
+    await expect(
+      client.badgeUrl('system:default/payments', {
+        kind: 'slo',
+        environment: 'production',
+        objective: 'servicelevelobjective:default/payments-availability',
+      }),
+    ).resolves.toBe(
+      'http://backend.test/api/healthcheck/v1/badges/systems/default/payments?kind=slo&environment=production&objective=servicelevelobjective%3Adefault%2Fpayments-availability',
+    );
+  });
+
+  it('lists a system’s objectives, filtered by environment and check', async () => {
+    const items = [{ ref: 'servicelevelobjective:default/payments-up' }];
+    const { client, fetch } = clientAnswering(
+      new Response(JSON.stringify({ items }), { status: 200 }),
+    );
+    await expect(
+      client.listSystemObjectives('system:team-a/payments', {
+        environment: 'production',
+        check: 'healthcheck:default/payments-health',
+      }),
+    ).resolves.toEqual(items);
+    expect(fetch.mock.calls[0][0]).toBe(
+      'http://backend.test/api/healthcheck/v1/systems/team-a/payments/slos?environment=production&check=healthcheck%3Adefault%2Fpayments-health',
+    );
+  });
+
+  it('lists the maintenance windows of one system, or all', async () => {
+    const items = [{ id: 'w1', source: 'api' }];
+    const { client, fetch } = clientAnswering(
+      new Response(JSON.stringify({ items }), { status: 200 }),
+    );
+    await expect(
+      client.listMaintenanceWindows({ system: 'system:default/payments' }),
+    ).resolves.toEqual(items);
+    expect(fetch.mock.calls[0][0]).toBe(
+      'http://backend.test/api/healthcheck/v1/maintenance-windows?system=system%3Adefault%2Fpayments',
+    );
+  });
+
+  it('opens a maintenance window with a POST, its start as an ISO time, and ends it', async () => {
+    const window = { id: 'w1', source: 'api' };
+    const { client, fetch } = clientAnswering(
+      new Response(JSON.stringify(window), { status: 201 }),
+    );
+    await expect(
+      client.createMaintenanceWindow({
+        system: 'payments',
+        duration: '30m',
+        environments: ['production'],
+        start: new Date('2026-11-01T10:00:00Z'),
+        reason: 'Deploying 4.2',
+      }),
+    ).resolves.toEqual(window);
+    expect(fetch.mock.calls[0][0]).toBe(
+      'http://backend.test/api/healthcheck/v1/maintenance-windows',
+    );
+    expect(fetch.mock.calls[0][1]).toMatchObject({ method: 'POST' });
+    expect(JSON.parse(String(fetch.mock.calls[0][1]?.body))).toEqual({
+      system: 'payments',
+      duration: '30m',
+      environments: ['production'],
+      start: '2026-11-01T10:00:00.000Z',
+      reason: 'Deploying 4.2',
+    });
+
+    const ending = clientAnswering(
+      new Response(JSON.stringify(window), { status: 200 }),
+    );
+    await ending.client.endMaintenanceWindow('w1');
+    expect(ending.fetch).toHaveBeenCalledWith(
+      'http://backend.test/api/healthcheck/v1/maintenance-windows/w1/end',
+      expect.objectContaining({ method: 'POST' }),
+    );
+  });
+
   it('answers undefined for a system the backend does not know', async () => {
     const { client } = clientAnswering(
       new Response(

@@ -5,6 +5,8 @@ import {
   CheckDetails,
   HealthCheckSpec,
   ListSystemsQuery,
+  MaintenanceWindowDetails,
+  ObjectiveStatus,
   SliceRunsResponse,
   SliceUptimeResponse,
   SystemHealthDetails,
@@ -19,6 +21,7 @@ import {
   BadgeOptions,
   CheckSummary,
   HealthcheckApi,
+  MaintenanceWindowRequest,
   StartedRun,
 } from './HealthcheckApi';
 
@@ -138,6 +141,50 @@ export class HealthcheckClient implements HealthcheckApi {
     ).items;
   }
 
+  async listSystemObjectives(
+    systemRef: string,
+    query: { environment?: string; check?: string } = {},
+  ): Promise<ObjectiveStatus[]> {
+    return (
+      await bodyOf(
+        this.#api.listSystemObjectives({
+          path: systemPath(systemRef),
+          query: {
+            environment: query.environment || undefined,
+            check: query.check || undefined,
+          },
+        }),
+      )
+    ).items;
+  }
+
+  async listMaintenanceWindows(
+    query: { system?: string } = {},
+  ): Promise<MaintenanceWindowDetails[]> {
+    return (
+      await bodyOf(
+        this.#api.listMaintenanceWindows({
+          query: { system: query.system || undefined },
+        }),
+      )
+    ).items;
+  }
+
+  async createMaintenanceWindow(
+    request: MaintenanceWindowRequest,
+  ): Promise<MaintenanceWindowDetails> {
+    const { start, ...rest } = request;
+    return await bodyOf(
+      this.#api.createMaintenanceWindow({
+        body: { ...rest, ...(start && { start: start.toISOString() }) },
+      }),
+    );
+  }
+
+  async endMaintenanceWindow(id: string): Promise<MaintenanceWindowDetails> {
+    return await bodyOf(this.#api.endMaintenanceWindow({ path: { id } }));
+  }
+
   async badgeUrl(
     systemRef: string,
     options: BadgeOptions = {},
@@ -149,6 +196,7 @@ export class HealthcheckClient implements HealthcheckApi {
       params.set('kind', options.kind);
     if (options.window) params.set('window', options.window);
     if (options.environment) params.set('environment', options.environment);
+    if (options.objective) params.set('objective', options.objective);
     const search = params.toString();
     return `${baseUrl}/v1/badges/systems/${encodeURIComponent(
       namespace,

@@ -159,8 +159,51 @@ describe('HealthDependencyMapCard', () => {
       'Healthy',
       'Paused',
       'No checks',
+      'In maintenance: dashed border',
     ]);
     items.forEach(item => expect(item.querySelector('svg')).not.toBeNull());
+  });
+
+  it('marks a system in maintenance in words and with a dashed border, its colour unchanged', async () => {
+    const inMaintenance = paymentsHealth({
+      maintenance: {
+        current: [
+          {
+            windowId: 'w-deploy',
+            start: '2026-01-01T10:00:00.000Z',
+            end: '2026-01-01T11:00:00.000Z',
+          },
+        ],
+        inMaintenance: [],
+      },
+    });
+    await renderMap(
+      healthOf(inMaintenance, authHealth),
+      createMockSignalApi(),
+      <EntityCatalogGraphCard
+        relations={[RELATION_DEPENDS_ON]}
+        renderNode={HealthEntityNode}
+      />,
+    );
+    await untilDrawn(nodes =>
+      expect(nodes).toEqual([
+        'auth-api: Healthy',
+        'payments-api: Degraded · in maintenance',
+        'payments-db',
+      ]),
+    );
+    const rectOf = (name: string) =>
+      screen
+        .getAllByTestId('node')
+        .find(node => node.querySelector('text')?.textContent === name)!
+        .querySelector('rect')!;
+    expect(rectOf('payments-api')).toHaveAttribute('stroke-dasharray');
+    expect(rectOf('auth-api')).not.toHaveAttribute('stroke-dasharray');
+    // The colour of degraded, as without maintenance.
+    expect(rectOf('payments-api').style.stroke).toBeTruthy();
+    expect(rectOf('payments-api').style.stroke).not.toEqual(
+      rectOf('auth-api').style.stroke,
+    );
   });
 
   it('says when some health could not be loaded, and retries those', async () => {

@@ -11,6 +11,8 @@ const PADDING = 10;
 const ICON_SIZE = 20;
 const ICON_GAP = 8;
 const NAME_LINE_HEIGHT = 18;
+/** The border of a node whose system is in maintenance. */
+const MAINTENANCE_DASHES = '6 3';
 
 const useStyles = makeStyles(theme => ({
   border: {
@@ -27,7 +29,9 @@ const useStyles = makeStyles(theme => ({
 
 /**
  * A catalog graph node that shows its entity's health: the name, and the
- * status of the entity's system as icon, word and border colour, kept live.
+ * status of the entity's system as icon, word and border colour, kept live;
+ * a system in maintenance says so after the status and has a dashed border,
+ * its colour unchanged.
  * Pass it as `renderNode` of the stock `CatalogGraphPage`,
  * `EntityCatalogGraphCard` or `EntityRelationsGraph`; nothing needs to wrap
  * them. The nodes of an app share what they load: each system shown is asked
@@ -50,9 +54,12 @@ function HealthEntityNodeView(props: { node: EntityNode }) {
   const { primaryTitle, entityRef } = useEntityPresentation(entity, {
     defaultNamespace: DEFAULT_NAMESPACE,
   });
-  const textSize = useRenderedSize(
-    `${primaryTitle} ${health?.label} ${focused}`,
-  );
+  // In words beside the status, and a dashed border in the status colour:
+  // maintenance never changes the colour, which stays the true status.
+  const statusText = health?.inMaintenance
+    ? `${health.label} · in maintenance`
+    : health?.label;
+  const textSize = useRenderedSize(`${primaryTitle} ${statusText} ${focused}`);
 
   const iconSpace = health ? ICON_SIZE + ICON_GAP : 0;
   const width = PADDING * 2 + iconSpace + textSize.width;
@@ -61,10 +68,11 @@ function HealthEntityNodeView(props: { node: EntityNode }) {
 
   return (
     <g onClick={onClick} className={onClick ? classes.clickable : undefined}>
-      <title>{health ? `${entityRef}: ${health.label}` : entityRef}</title>
+      <title>{health ? `${entityRef}: ${statusText}` : entityRef}</title>
       <rect
         className={`${classes.border} ${focused ? classes.focusedBorder : ''}`}
         style={health ? { stroke: color } : undefined}
+        strokeDasharray={health?.inMaintenance ? MAINTENANCE_DASHES : undefined}
         width={width}
         height={height}
         rx={8}
@@ -94,7 +102,7 @@ function HealthEntityNodeView(props: { node: EntityNode }) {
             y={NAME_LINE_HEIGHT}
             dominantBaseline="hanging"
           >
-            {health.label}
+            {statusText}
           </text>
         )}
       </g>

@@ -1,5 +1,6 @@
 import { Text } from '@backstage/ui';
 import { makeStyles } from '@material-ui/core/styles';
+import { RiToolsLine } from '@remixicon/react';
 import { presentStatus } from '../../status';
 import {
   NO_CHECKS,
@@ -23,7 +24,7 @@ const useStyles = makeStyles(theme => ({
 
 /**
  * What the health graph's colours and icons mean: icon and word of each
- * status, and of "No checks".
+ * status, of "No checks", and how a system in maintenance looks.
  * @public
  */
 export function HealthLegend() {
@@ -36,6 +37,10 @@ export function HealthLegend() {
           <Text variant="body-small">{presentation.label}</Text>
         </li>
       ))}
+      <li className={classes.item}>
+        <RiToolsLine size={16} aria-hidden="true" />
+        <Text variant="body-small">In maintenance: dashed border</Text>
+      </li>
     </ul>
   );
 }

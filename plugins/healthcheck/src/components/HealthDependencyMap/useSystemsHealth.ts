@@ -54,12 +54,19 @@ export function useSystemsHealthError() {
 
 /**
  * How a graph node shows its entity's health: its system's status, or "No
- * checks". `undefined` when there is nothing to show: the entity has no
- * system, or the health is not loaded (yet, or after an error).
+ * checks", and whether a maintenance window is in force over the system.
+ * `undefined` when there is nothing to show: the entity has no system, or
+ * the health is not loaded (yet, or after an error).
  */
 export function useEntityNodeHealth(
   entity: Entity,
-): HealthPresentation | undefined {
+): (HealthPresentation & { inMaintenance: boolean }) | undefined {
   const snapshot = useSystemHealthSnapshot(systemRefOfEntity(entity));
-  return snapshot.loaded ? presentHealth(snapshot.rollup) : undefined;
+  if (!snapshot.loaded) {
+    return undefined;
+  }
+  return {
+    ...presentHealth(snapshot.rollup),
+    inMaintenance: (snapshot.rollup?.maintenance?.current.length ?? 0) > 0,
+  };
 }

@@ -27,6 +27,8 @@ import { Dispatch, useEffect, useState } from 'react';
 import useDebounce from 'react-use/esm/useDebounce';
 import { POLL_INTERVAL_MS } from '../../hooks';
 import { presentStatus, STALE_ROLLUP_NOTE } from '../../status';
+import { MaintenanceMarker, maintenanceUntil } from '../Maintenance';
+import { formatAttainment, formatBudgetLeft, formatTarget } from '../Slo';
 import {
   hasActiveFilters,
   OverviewAction,
@@ -159,12 +161,50 @@ function TopReason(props: { system: SystemHealthSummary }) {
   return <>—</>;
 }
 
+/** The system's status, and beside it whether it is in maintenance now. */
+function StatusCell(props: { system: SystemHealthSummary }) {
+  const { system } = props;
+  return (
+    <>
+      <StatusLabel status={system.status} />
+      {maintenanceUntil(system.maintenance) && (
+        <div>
+          <MaintenanceMarker maintenance={system.maintenance} withEnd />
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The objective with the least budget left: its budget and attainment, or a dash. */
+function SloCell(props: { system: SystemHealthSummary }) {
+  const classes = useStyles();
+  const { slo } = props.system;
+  if (!slo) {
+    return <>—</>;
+  }
+  const { worst } = slo;
+  return (
+    <>
+      <span title={worst.title}>
+        {formatBudgetLeft(worst.remainingRatio)}
+        {worst.remainingRatio === null ? '' : ' budget left'}
+      </span>
+      <span className={classes.secondary}>
+        {formatAttainment(worst.attainment)} of {formatTarget(worst.target)} in{' '}
+        {worst.environment}
+        {slo.objectives > 1 ? ` (worst of ${slo.objectives})` : ''}
+      </span>
+    </>
+  );
+}
+
 const columns: TableColumn<SystemHealthSummary>[] = [
   {
     title: 'Status',
     field: 'status',
     width: '140px',
-    render: system => <StatusLabel status={system.status} />,
+    render: system => <StatusCell system={system} />,
   },
   {
     title: 'System',
@@ -189,6 +229,11 @@ const columns: TableColumn<SystemHealthSummary>[] = [
     title: 'Top reason',
     field: 'reasons',
     render: system => <TopReason system={system} />,
+  },
+  {
+    title: 'SLO',
+    field: 'slo',
+    render: system => <SloCell system={system} />,
   },
   {
     title: 'Owner',

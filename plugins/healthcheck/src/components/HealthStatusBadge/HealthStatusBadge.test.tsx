@@ -74,6 +74,58 @@ describe('HealthStatusBadge', () => {
     );
   });
 
+  it('says a system in maintenance in its word, name and tooltip, keeping the status colour', async () => {
+    const user = userEvent.setup();
+    const failing = paymentsHealth({
+      status: 'unhealthy',
+      reasons: [
+        {
+          checkId: 'healthcheck:default/payments-api',
+          environment: 'production',
+          status: 'unhealthy',
+          display: '[STATUS] (500) == 200',
+          inMaintenance: true,
+        },
+      ],
+    });
+    await renderInTestApp(
+      <>
+        <HealthStatusBadge
+          rollup={{
+            ...failing,
+            maintenance: {
+              current: [
+                {
+                  windowId: 'w-deploy',
+                  start: new Date().toISOString(),
+                  end: new Date(Date.now() + 1_800_000).toISOString(),
+                  reason: 'Deploying 4.2',
+                },
+              ],
+            },
+          }}
+        />
+        <HealthStatusBadge rollup={failing} />
+      </>,
+    );
+    const [inMaintenance, plain] = screen.getAllByRole('img');
+    expect(inMaintenance).toHaveAccessibleName('Unhealthy (in maintenance)');
+    expect(inMaintenance).toHaveTextContent('Unhealthy · maintenance');
+    expect(plain).toHaveAccessibleName('Unhealthy');
+    // The border is the status colour, as without maintenance.
+    expect(inMaintenance.style.borderColor).toBeTruthy();
+    expect(inMaintenance.style.borderColor).toBe(plain.style.borderColor);
+
+    await user.tab();
+    const tooltip = await screen.findByRole('tooltip');
+    expect(tooltip).toHaveTextContent(
+      'payments-api in production: Unhealthy, [STATUS] (500) == 200 (in maintenance)',
+    );
+    expect(tooltip).toHaveTextContent(
+      /In maintenance until \S.* — Deploying 4\.2\. Notifications wait for the window to end\./,
+    );
+  });
+
   it('says "No checks" for a system without checks', async () => {
     const user = userEvent.setup();
     await renderInTestApp(<HealthStatusBadge rollup={healthWithoutChecks()} />);

@@ -3,10 +3,12 @@ import { makeStyles } from '@material-ui/core/styles';
 import {
   HealthStatus,
   RollupReason,
+  SystemHealthSummary,
   SystemRollup,
   UpstreamProblem,
 } from '@vigil/plugin-healthcheck-common';
 import { presentStatus, STALE_ROLLUP_NOTE } from '../../status';
+import { describeCurrentWindow, maintenanceUntil } from '../Maintenance';
 import { hasNoChecks, NO_CHECKS } from './healthPresentation';
 import { shortRef } from './shortRef';
 import { StatusIcon, useHealthColor } from './StatusIcon';
@@ -21,7 +23,8 @@ export type HealthStatusBadgeProps = (
       rollup: Pick<
         SystemRollup,
         'status' | 'total' | 'reasons' | 'upstream' | 'stale'
-      >;
+      > &
+        Pick<SystemHealthSummary, 'maintenance'>;
     }
   | {
       status: HealthStatus;
@@ -53,12 +56,14 @@ const QUIET_EXPLANATIONS: Record<HealthStatus, string> = {
  * each failing check with its environment and failing condition, and the
  * upstream systems that are not healthy. A rollup with no checks reads
  * "No checks"; a stale one (the backend's database is unreachable) has a
- * dashed border and says so in its tooltip.
+ * dashed border and says so in its tooltip; one in maintenance adds
+ * " · maintenance" to its word, keeps its status colour, and says until
+ * when in its tooltip.
  * @public
  */
 export function HealthStatusBadge(props: HealthStatusBadgeProps) {
   const { size = 'small' } = props;
-  const { status, noChecks, reasons, upstream, stale } =
+  const { status, noChecks, reasons, upstream, stale, maintenance } =
     'rollup' in props
       ? {
           status: props.rollup.status,
@@ -66,6 +71,7 @@ export function HealthStatusBadge(props: HealthStatusBadgeProps) {
           reasons: props.rollup.reasons,
           upstream: props.rollup.upstream,
           stale: Boolean(props.rollup.stale),
+          maintenance: maintenanceUntil(props.rollup.maintenance),
         }
       : {
           status: props.status,
@@ -73,10 +79,19 @@ export function HealthStatusBadge(props: HealthStatusBadgeProps) {
           reasons: props.reasons ?? [],
           upstream: props.upstream ?? [],
           stale: false,
+          maintenance: undefined,
         };
   const presentation = noChecks ? NO_CHECKS : presentStatus(status);
   const classes = useStyles();
   const color = useHealthColor(presentation.paletteKey);
+  // Said in words; the colour stays the true status's.
+  const text = maintenance
+    ? `${presentation.label} · maintenance`
+    : presentation.label;
+  const notes = [
+    ...(maintenance ? ['in maintenance'] : []),
+    ...(stale ? [STALE_ROLLUP_NOTE.toLowerCase()] : []),
+  ];
 
   return (
     <TooltipTrigger>
@@ -85,8 +100,8 @@ export function HealthStatusBadge(props: HealthStatusBadgeProps) {
           size={size}
           role="img"
           aria-label={
-            stale
-              ? `${presentation.label} (${STALE_ROLLUP_NOTE.toLowerCase()})`
+            notes.length > 0
+              ? `${presentation.label} (${notes.join('; ')})`
               : presentation.label
           }
           tabIndex={0}
@@ -97,7 +112,7 @@ export function HealthStatusBadge(props: HealthStatusBadgeProps) {
           }}
           icon={<StatusIcon presentation={presentation} />}
         >
-          {presentation.label}
+          {text}
         </Badge>
       </Focusable>
       <Tooltip>
@@ -106,6 +121,12 @@ export function HealthStatusBadge(props: HealthStatusBadgeProps) {
           reasons={reasons}
           upstream={upstream}
         />
+        {maintenance && (
+          <p className={classes.heading}>
+            {describeCurrentWindow(maintenance, Date.now())}. Notifications wait
+            for the window to end.
+          </p>
+        )}
         {stale && <p className={classes.heading}>{STALE_ROLLUP_NOTE}.</p>}
       </Tooltip>
     </TooltipTrigger>
@@ -133,6 +154,7 @@ function HealthExplanation(props: {
                 {shortRef(reason.checkId, 'healthcheck')} in{' '}
                 {reason.environment}: {presentStatus(reason.status).label},{' '}
                 <span className={classes.display}>{reason.display}</span>
+                {reason.inMaintenance ? ' (in maintenance)' : ''}
               </li>
             ))}
           </ul>

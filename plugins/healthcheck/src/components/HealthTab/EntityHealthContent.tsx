@@ -10,6 +10,8 @@ import Button from '@material-ui/core/Button';
 import Grid from '@material-ui/core/Grid';
 import { useCallback, useMemo, useState } from 'react';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
+import { MaintenanceBanner } from '../Maintenance';
+import { SloCard } from '../Slo';
 import { useSystemHealth } from '../../hooks';
 import { systemRefOfEntity } from '../../status';
 import { CellHistoryDrawer } from './CellHistoryDrawer';
@@ -45,8 +47,9 @@ export interface EntityHealthContentProps {
 }
 
 /**
- * The Health tab of a System (or Component) entity page: the rollup,
- * up-time per environment, and the environment x check matrix with each
+ * The Health tab of a System (or Component) entity page: maintenance in
+ * force or ahead, the rollup, up-time per environment, the service-level
+ * objectives, and the environment x check matrix with each
  * cell's up-time and history, "Run now" and each check's source. Live
  * through signals, polling without them.
  * @public
@@ -146,6 +149,11 @@ function SystemHealthContent(props: {
     <CheckDetailsContext.Provider value={store}>
       {caption}
       <Grid container spacing={3}>
+        {system.maintenance && (
+          <Grid item xs={12}>
+            <MaintenanceBanner maintenance={system.maintenance} />
+          </Grid>
+        )}
         <Grid item xs={12}>
           <RollupCard system={system} live={live} />
         </Grid>
@@ -154,6 +162,12 @@ function SystemHealthContent(props: {
             systemRef={system.systemRef}
             environmentNames={system.environmentNames}
             environments={system.environments}
+          />
+        </Grid>
+        <Grid item xs={12}>
+          <SloCard
+            systemRef={system.systemRef}
+            refreshKey={`${system.status}@${system.since}`}
           />
         </Grid>
         <Grid item xs={12}>

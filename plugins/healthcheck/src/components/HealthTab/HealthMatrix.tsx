@@ -10,6 +10,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import { useMemo } from 'react';
 import { presentStatus } from '../../status';
+import { isInMaintenance, MaintenanceMarker } from '../Maintenance';
 import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
 import { CheckSource } from './CheckSource';
 import {
@@ -140,8 +141,10 @@ function MatrixCell(props: {
   onOpen: (cell: SelectedCell) => void;
   uptime?: CellUptime;
   uptimeStatus: UptimeStatus;
+  /** In a maintenance window now: marked, its status unchanged. */
+  inMaintenance: boolean;
 }) {
-  const { cell, environment, checkId, selected, onOpen } = props;
+  const { cell, environment, checkId, selected, onOpen, inMaintenance } = props;
   const classes = useStyles();
   const { state } = useCheckDetails(checkId);
   if (!cell) {
@@ -164,9 +167,9 @@ function MatrixCell(props: {
   }[props.uptimeStatus];
   const label = `${title} in ${environment}: ${
     presentStatus(cell.status).label
-  }, last run ${formatRelative(cell.lastRunAt)}, ${formatDuration(
-    cell.lastDurationMs,
-  )}${uptimeWords}. Show history`;
+  }${inMaintenance ? ', in maintenance' : ''}, last run ${formatRelative(
+    cell.lastRunAt,
+  )}, ${formatDuration(cell.lastDurationMs)}${uptimeWords}. Show history`;
   return (
     <ButtonBase
       className={`${classes.cell} ${selected ? classes.selected : ''}`}
@@ -177,6 +180,7 @@ function MatrixCell(props: {
       data-testid={`cell-${checkId}-${environment}`}
     >
       <StatusBadge status={cell.status} size="small" />
+      {inMaintenance && <MaintenanceMarker />}
       <Typography variant="caption" className={classes.meta}>
         <RelativeTime value={cell.lastRunAt} fallback="no run yet" />
         {' · '}
@@ -266,6 +270,11 @@ export function HealthMatrix(props: HealthMatrixProps) {
                 uptimeSlices?.[row.cells[environment].sliceId]
               }
               uptimeStatus={uptimeStatus}
+              inMaintenance={isInMaintenance(
+                system.maintenance,
+                row.checkId,
+                environment,
+              )}
             />
           ),
         }),
@@ -291,6 +300,7 @@ export function HealthMatrix(props: HealthMatrixProps) {
     ],
     [
       system.environmentNames,
+      system.maintenance,
       selected,
       onOpenCell,
       uptimeSlices,

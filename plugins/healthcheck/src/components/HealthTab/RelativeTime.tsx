@@ -25,6 +25,11 @@ export function NowProvider(props: { children: ReactNode }) {
   );
 }
 
+/** The tab's clock (now, when outside a {@link NowProvider}). */
+export function useNow(): number {
+  return useContext(NowContext) ?? Date.now();
+}
+
 /** A relative time with the absolute one as its tooltip, in a `<time>` element. */
 export function RelativeTime(props: {
   value: string | number | undefined;

@@ -10,6 +10,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import { useState } from 'react';
 import { STALE_ROLLUP_NOTE } from '../../status';
+import { MaintenanceMarker } from '../Maintenance';
 import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
 import { shortCheckName } from './format';
 import { RelativeTime } from './RelativeTime';
@@ -71,6 +72,7 @@ function ReasonItem(props: { reason: RollupReason }) {
       <ReasonCheckName checkId={reason.checkId} />
       <span>in {reason.environment}:</span>
       <code className={classes.display}>{reason.display}</code>
+      {reason.inMaintenance && <MaintenanceMarker />}
     </li>
   );
 }

@@ -313,6 +313,80 @@ export const spec = {
                 description:
                   'The system’s opaque key on the signal channel healthcheck:system-status: a signal `{ type: SYSTEM_STATUS_CHANGED, liveKey }` with it means this system’s rollup changed.',
               },
+              maintenance: {
+                type: 'object',
+                description:
+                  "The maintenance windows over the system's checks: those in force, the next one, and (on a system's details, not in the list) which checks are in maintenance now in which environment. Statuses stay true: a failing check in maintenance is failing, and its reason is marked inMaintenance. Absent when no window covers the system.",
+                required: ['current'],
+                properties: {
+                  current: {
+                    type: 'array',
+                    items: {
+                      $ref: '#/components/schemas/MaintenanceOccurrence',
+                    },
+                  },
+                  next: {
+                    $ref: '#/components/schemas/MaintenanceOccurrence',
+                  },
+                  inMaintenance: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['checkId', 'environment'],
+                      properties: {
+                        checkId: {
+                          type: 'string',
+                        },
+                        environment: {
+                          type: 'string',
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+              slo: {
+                type: 'object',
+                description:
+                  "The system's service-level objectives the caller may read: how many, and the one with the least error budget left. Absent when it has none.",
+                required: ['objectives', 'worst'],
+                properties: {
+                  objectives: {
+                    type: 'integer',
+                  },
+                  worst: {
+                    type: 'object',
+                    required: [
+                      'ref',
+                      'title',
+                      'environment',
+                      'target',
+                      'attainment',
+                      'remainingRatio',
+                    ],
+                    properties: {
+                      ref: {
+                        type: 'string',
+                      },
+                      title: {
+                        type: 'string',
+                      },
+                      environment: {
+                        type: 'string',
+                      },
+                      target: {
+                        type: 'number',
+                      },
+                      attainment: {
+                        type: ['number', 'null'],
+                      },
+                      remainingRatio: {
+                        type: ['number', 'null'],
+                      },
+                    },
+                  },
+                },
+              },
             },
           },
         ],
@@ -434,6 +508,8 @@ export const spec = {
               'attainment',
               'errorBudget',
               'burnRates',
+              'alerts',
+              'burnDown',
             ],
             properties: {
               from: {
@@ -497,6 +573,55 @@ export const spec = {
                   },
                   '3d': {
                     type: ['number', 'null'],
+                  },
+                },
+              },
+              alerts: {
+                type: 'array',
+                description:
+                  'The multi-window burn-rate conditions that hold now (page, ticket), with the configured burn rate and the two windows; empty when none does.',
+                items: {
+                  type: 'object',
+                  required: [
+                    'severity',
+                    'burnRate',
+                    'longWindow',
+                    'shortWindow',
+                  ],
+                  properties: {
+                    severity: {
+                      type: 'string',
+                      enum: ['page', 'ticket'],
+                    },
+                    burnRate: {
+                      type: 'number',
+                    },
+                    longWindow: {
+                      type: 'string',
+                      enum: ['5m', '30m', '1h', '6h', '3d'],
+                    },
+                    shortWindow: {
+                      type: 'string',
+                      enum: ['5m', '30m', '1h', '6h', '3d'],
+                    },
+                  },
+                },
+              },
+              burnDown: {
+                type: 'array',
+                description:
+                  "The error budget left through the window, oldest first: at the window's start (1) and after each step of whole hours (about 30 across the window), ending now; a share of the budget of the window so far, below 0 once overspent. Empty without a budget.",
+                items: {
+                  type: 'object',
+                  required: ['at', 'remainingRatio'],
+                  properties: {
+                    at: {
+                      type: 'string',
+                      format: 'date-time',
+                    },
+                    remainingRatio: {
+                      type: 'number',
+                    },
                   },
                 },
               },
@@ -703,38 +828,6 @@ export const spec = {
                   'One row per check: a cell per environment it runs in.',
                 items: {
                   $ref: '#/components/schemas/CheckRow',
-                },
-              },
-              maintenance: {
-                type: 'object',
-                description:
-                  "The maintenance windows over the system's checks: those in force, the next one, and which checks are in maintenance now in which environment. Statuses stay true: a failing check in maintenance is failing, and its reason is marked inMaintenance. Absent when no window covers the system.",
-                required: ['current', 'inMaintenance'],
-                properties: {
-                  current: {
-                    type: 'array',
-                    items: {
-                      $ref: '#/components/schemas/MaintenanceOccurrence',
-                    },
-                  },
-                  next: {
-                    $ref: '#/components/schemas/MaintenanceOccurrence',
-                  },
-                  inMaintenance: {
-                    type: 'array',
-                    items: {
-                      type: 'object',
-                      required: ['checkId', 'environment'],
-                      properties: {
-                        checkId: {
-                          type: 'string',
-                        },
-                        environment: {
-                          type: 'string',
-                        },
-                      },
-                    },
-                  },
                 },
               },
             },
@@ -1952,12 +2045,22 @@ export const spec = {
       get: {
         operationId: 'GetSystemBadge',
         description:
-          'An SVG badge (or a shields.io endpoint JSON with `format=json`) of a system’s status, up-time or response time. Only of a system the caller may read in the catalog (anonymous callers: one an anonymous principal may read, or one listed in healthcheck.badges.publicSystems); any other answers 404, as an unknown system does.',
+          'An SVG badge (or a shields.io endpoint JSON with `format=json`) of a system’s status (with " · maintenance" while a maintenance window is in force over it, the colour still the status\'s), up-time, response time, or service-level objective (`kind=slo`: attainment over target, such as "99.93% / 99.9%", coloured by the error budget left). Only of a system the caller may read in the catalog (anonymous callers: one an anonymous principal may read, or one listed in healthcheck.badges.publicSystems); any other answers 404, as an unknown system does.',
         parameters: [
           {
             name: 'kind',
             in: 'query',
-            description: '`status` (default), `uptime` or `response-time`.',
+            description:
+              '`status` (default), `uptime`, `response-time` or `slo`.',
+            schema: {
+              type: 'string',
+            },
+          },
+          {
+            name: 'objective',
+            in: 'query',
+            description:
+              "With kind=slo, the ServiceLevelObjective ref to show (the kind defaults to ServiceLevelObjective, the namespace to the system's); by default the objective with the least error budget left (of the environment, when given).",
             schema: {
               type: 'string',
             },

@@ -15,6 +15,7 @@ import {
 import { screen } from '@testing-library/react';
 import {
   CheckDetails,
+  ObjectiveStatus,
   RunEntry,
   SliceUptimeResponse,
   SystemHealthDetails,
@@ -247,6 +248,7 @@ export type MockedApi = Record<
   | 'listSliceRuns'
   | 'getCheck'
   | 'listSystemChecks'
+  | 'listSystemObjectives'
   | 'runCheck',
   jest.Mock
 >;
@@ -259,6 +261,7 @@ export function makeApi(overrides: Partial<MockedApi> = {}): MockedApi {
     listSliceRuns: jest.fn(async () => ({ runs: [failingRun, passingRun] })),
     getCheck: jest.fn(async (id: string) => checks[id]),
     listSystemChecks: jest.fn(async () => Object.values(checks)),
+    listSystemObjectives: jest.fn(async () => [] as ObjectiveStatus[]),
     runCheck: jest.fn(async (id: string) =>
       [
         {

@@ -112,6 +112,7 @@ export type GetSystemBadge = {
   };
   query: {
     kind?: string;
+    objective?: string;
     window?: string;
     environment?: string;
     percentile?: string;

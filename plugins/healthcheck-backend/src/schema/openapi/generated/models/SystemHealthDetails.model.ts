@@ -7,7 +7,8 @@ import { CheckRow } from './CheckRow.model';
 import { EnvironmentRollup } from './EnvironmentRollup.model';
 import { HealthStatus } from './HealthStatus.model';
 import { RollupReason } from './RollupReason.model';
-import { SystemHealthDetailsMaintenance } from './SystemHealthDetailsMaintenance.model';
+import { SystemHealthSummaryMaintenance } from './SystemHealthSummaryMaintenance.model';
+import { SystemHealthSummarySlo } from './SystemHealthSummarySlo.model';
 import { SystemRollupUpstreamInner } from './SystemRollupUpstreamInner.model';
 
 /**
@@ -36,6 +37,14 @@ export interface SystemHealthDetails {
    */
   liveKey: string;
   /**
+   * The maintenance windows over the system's checks: those in force, the next one, and (on a system's details, not in the list) which checks are in maintenance now in which environment. Statuses stay true: a failing check in maintenance is failing, and its reason is marked inMaintenance. Absent when no window covers the system.
+   */
+  maintenance?: SystemHealthSummaryMaintenance;
+  /**
+   * The system's service-level objectives the caller may read: how many, and the one with the least error budget left. Absent when it has none.
+   */
+  slo?: SystemHealthSummarySlo;
+  /**
    * Environment names, sorted; the matrix’s columns.
    */
   environmentNames: Array<string>;
@@ -43,8 +52,4 @@ export interface SystemHealthDetails {
    * One row per check: a cell per environment it runs in.
    */
   checks: Array<CheckRow>;
-  /**
-   * The maintenance windows over the system's checks: those in force, the next one, and which checks are in maintenance now in which environment. Statuses stay true: a failing check in maintenance is failing, and its reason is marked inMaintenance. Absent when no window covers the system.
-   */
-  maintenance?: SystemHealthDetailsMaintenance;
 }

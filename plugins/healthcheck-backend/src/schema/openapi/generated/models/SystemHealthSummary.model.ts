@@ -6,6 +6,8 @@
 import { EnvironmentRollup } from './EnvironmentRollup.model';
 import { HealthStatus } from './HealthStatus.model';
 import { RollupReason } from './RollupReason.model';
+import { SystemHealthSummaryMaintenance } from './SystemHealthSummaryMaintenance.model';
+import { SystemHealthSummarySlo } from './SystemHealthSummarySlo.model';
 import { SystemRollupUpstreamInner } from './SystemRollupUpstreamInner.model';
 
 /**
@@ -33,4 +35,12 @@ export interface SystemHealthSummary {
    * The system’s opaque key on the signal channel healthcheck:system-status: a signal `{ type: SYSTEM_STATUS_CHANGED, liveKey }` with it means this system’s rollup changed.
    */
   liveKey: string;
+  /**
+   * The maintenance windows over the system's checks: those in force, the next one, and (on a system's details, not in the list) which checks are in maintenance now in which environment. Statuses stay true: a failing check in maintenance is failing, and its reason is marked inMaintenance. Absent when no window covers the system.
+   */
+  maintenance?: SystemHealthSummaryMaintenance;
+  /**
+   * The system's service-level objectives the caller may read: how many, and the one with the least error budget left. Absent when it has none.
+   */
+  slo?: SystemHealthSummarySlo;
 }

@@ -122,6 +122,7 @@ export type GetSystemBadge = {
   };
   query: {
     kind?: string;
+    objective?: string;
     window?: string;
     environment?: string;
     percentile?: string;
@@ -491,10 +492,11 @@ export class DefaultApiClient {
   }
 
   /**
-   * An SVG badge (or a shields.io endpoint JSON with `format=json`) of a system’s status, up-time or response time. Only of a system the caller may read in the catalog (anonymous callers: one an anonymous principal may read, or one listed in healthcheck.badges.publicSystems); any other answers 404, as an unknown system does.
+   * An SVG badge (or a shields.io endpoint JSON with `format=json`) of a system’s status (with " · maintenance" while a maintenance window is in force over it, the colour still the status's), up-time, response time, or service-level objective (`kind=slo`: attainment over target, such as "99.93% / 99.9%", coloured by the error budget left). Only of a system the caller may read in the catalog (anonymous callers: one an anonymous principal may read, or one listed in healthcheck.badges.publicSystems); any other answers 404, as an unknown system does.
    * @param namespace -
    * @param name -
-   * @param kind - `status` (default), `uptime` or `response-time`.
+   * @param kind - `status` (default), `uptime`, `response-time` or `slo`.
+   * @param objective - With kind=slo, the ServiceLevelObjective ref to show (the kind defaults to ServiceLevelObjective, the namespace to the system's); by default the objective with the least error budget left (of the environment, when given).
    * @param window - `24h`, `7d` or `30d`.
    * @param environment -
    * @param percentile - `p50` or `p95` (response time).
@@ -509,7 +511,7 @@ export class DefaultApiClient {
   ): Promise<TypedResponse<string | ShieldsEndpointBadge>> {
     const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
 
-    const uriTemplate = `/v1/badges/systems/{namespace}/{name}{?kind,window,environment,percentile,format,style,label}`;
+    const uriTemplate = `/v1/badges/systems/{namespace}/{name}{?kind,objective,window,environment,percentile,format,style,label}`;
 
     const uri = parser.parse(uriTemplate).expand({
       namespace: request.path.namespace,

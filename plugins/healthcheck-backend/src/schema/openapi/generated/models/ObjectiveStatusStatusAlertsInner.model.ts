@@ -7,7 +7,9 @@
 /**
  * @public
  */
-export interface SystemHealthDetailsMaintenanceInMaintenanceInner {
-  checkId: string;
-  environment: string;
+export interface ObjectiveStatusStatusAlertsInner {
+  severity: 'page' | 'ticket';
+  burnRate: number;
+  longWindow: '5m' | '30m' | '1h' | '6h' | '3d';
+  shortWindow: '5m' | '30m' | '1h' | '6h' | '3d';
 }

@@ -1,0 +1,6 @@
+export { MaintenanceBanner, MaintenanceMarker } from './MaintenanceNote';
+export {
+  describeCurrentWindow,
+  isInMaintenance,
+  maintenanceUntil,
+} from './maintenanceText';

@@ -1,0 +1,2 @@
+export { SloCard } from './SloCard';
+export { formatAttainment, formatBudgetLeft, formatTarget } from './sloText';
