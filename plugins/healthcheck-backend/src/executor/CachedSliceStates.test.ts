@@ -102,7 +102,10 @@ describe('CachedSliceStates', () => {
       states.prepare([{ sliceId: 'a', scheduledAt: T0, intervalMs: 10_000 }]),
     ).rejects.toThrow('not read within 10 ms');
     const settling = states.settled('a');
-    setTimeout(() => answers[0](new Map([['a', stored('a', T0 - 10_000)]])), 30);
+    setTimeout(
+      () => answers[0](new Map([['a', stored('a', T0 - 10_000)]])),
+      30,
+    );
     await settling;
     expect(states.get('a')?.status).toBe('unhealthy');
 

@@ -125,10 +125,7 @@ describe('health rollup', () => {
     async databaseId => {
       const first = sliceOf('payments-health', 'payments', 'production');
       const second = sliceOf('payments-latency', 'payments', 'production');
-      const { knex, store, catalog } = await setup(databaseId, [
-        first,
-        second,
-      ]);
+      const { knex, store, catalog } = await setup(databaseId, [first, second]);
       const a = instance(store, catalog, 'a');
       const other = otherStore(knex);
       await setStatus(store, first, 'healthy');
