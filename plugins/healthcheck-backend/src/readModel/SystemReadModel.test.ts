@@ -219,11 +219,13 @@ async function instance(connection: Knex.Config['connection']) {
       const backend = (
         await b.knex.raw(
           `SELECT pid FROM pg_stat_activity
-           WHERE query = 'LISTEN healthcheck_systems_changed' AND pid <> pg_backend_pid()`,
+           WHERE query = 'LISTEN healthcheck_systems_changed'
+             AND datname = current_database() AND pid <> pg_backend_pid()`,
         )
       ).rows as Array<{ pid: number }>;
       // Both instances listen; cut the one whose model is started (b's):
-      // a never started its model.
+      // a never started its model. (Other test files listen too, in
+      // databases of their own.)
       expect(backend).toHaveLength(1);
 
       await a.knex.raw('SELECT pg_terminate_backend(?)', [backend[0].pid]);
