@@ -22,6 +22,16 @@ export function formatReport(result: GatusImportResult): string {
     lines.push(`converted  ${check.endpoint} -> ${check.entity.metadata.name}`);
     lines.push(...check.notes.map(note => `    note: ${note}`));
   }
+  for (const window of result.maintenanceWindows) {
+    lines.push(
+      `maintenance ${window.endpoint ?? '(every endpoint)'} -> ${
+        window.entity.metadata.name
+      } (${window.entity.spec.cron} for ${window.entity.spec.duration}, ${
+        window.entity.spec.timezone
+      })`,
+    );
+    lines.push(...window.notes.map(note => `    note: ${note}`));
+  }
   for (const endpoint of result.reported) {
     const where =
       endpoint.section === 'endpoints' ? '' : ` (${endpoint.section})`;

@@ -96,7 +96,7 @@ export async function main(
     if (!values['dry-run'] && result.checks.length > 0) {
       const written = await writeCheckFiles(
         values.out!,
-        checkFiles(result.checks),
+        checkFiles(result.checks, result.maintenanceWindows),
       );
       output.out(`wrote ${written.join(', ')}\n`);
     }

@@ -18,6 +18,11 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { Entity } from '@backstage/catalog-model';
+import {
+  formatSpecProblems,
+  validateMaintenanceWindowSpec,
+} from '@vigil/plugin-healthcheck-common';
+import { maintenanceRecurrenceRules } from '@vigil/plugin-healthcheck-node';
 import { parseAllDocuments } from 'yaml';
 import { summaryLine } from '../cli/formatReport';
 import { main } from '../cli/main';
@@ -97,7 +102,7 @@ const fixturesPresent = existsSync(FIXTURES);
         const folder = join(out, basename(file, '.yaml'));
         const written = await writeCheckFiles(
           folder,
-          checkFiles(result.checks),
+          checkFiles(result.checks, result.maintenanceWindows),
         );
         const entities: Entity[] = [];
         for (const path of written) {
@@ -108,12 +113,21 @@ const fixturesPresent = existsSync(FIXTURES);
             entities.push(document.toJS());
           }
         }
-        expect(entities).toHaveLength(result.checks.length);
+        expect(entities).toHaveLength(
+          result.checks.length + result.maintenanceWindows.length,
+        );
         for (const entity of entities) {
           expect({
             file: name,
             entity: entity.metadata.name,
-            problems: await findImportedEntityProblems(entity, result.secrets),
+            problems:
+              entity.kind === 'MaintenanceWindow'
+                ? formatSpecProblems(
+                    validateMaintenanceWindowSpec(entity.spec, {
+                      recurrence: maintenanceRecurrenceRules,
+                    }),
+                  )
+                : await findImportedEntityProblems(entity, result.secrets),
           }).toEqual({
             file: name,
             entity: entity.metadata.name,

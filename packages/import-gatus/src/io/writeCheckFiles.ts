@@ -2,10 +2,15 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { toEntityName } from '../translate/entityNames';
-import { ImportedCheck } from '../translate/translateGatusConfig';
+import {
+  ImportedCheck,
+  ImportedMaintenanceWindow,
+} from '../translate/translateGatusConfig';
 
 /** The file of endpoints without a group. */
 const UNGROUPED_FILE = 'ungrouped.yaml';
+/** The file of the maintenance windows: a group's file name never starts with `_`. */
+const MAINTENANCE_FILE = '_maintenance-windows.yaml';
 
 /**
  * The catalog files of the checks: one per Gatus group, named after it,
@@ -13,6 +18,7 @@ const UNGROUPED_FILE = 'ungrouped.yaml';
  */
 export function checkFiles(
   checks: ReadonlyArray<ImportedCheck>,
+  maintenanceWindows: ReadonlyArray<ImportedMaintenanceWindow> = [],
 ): Map<string, string> {
   const byFile = new Map<string, ImportedCheck[]>();
   for (const check of checks) {
@@ -34,6 +40,14 @@ export function checkFiles(
       stringify(check.entity, { lineWidth: 0 }),
     );
     files.set(file, `${header}${documents.join('---\n')}`);
+  }
+  if (maintenanceWindows.length > 0) {
+    files.set(
+      MAINTENANCE_FILE,
+      `# MaintenanceWindows imported from Gatus by vigil-import-gatus.\n${maintenanceWindows
+        .map(window => stringify(window.entity, { lineWidth: 0 }))
+        .join('---\n')}`,
+    );
   }
   return files;
 }

@@ -171,11 +171,6 @@ export function translateEndpoint(
   if (endpoint.ui !== undefined) {
     notes.push('ui: Gatus dashboard settings; ignored');
   }
-  if (endpoint['maintenance-windows'] !== undefined) {
-    notes.push(
-      'maintenance-windows: will map to a MaintenanceWindow; not imported yet',
-    );
-  }
 
   const interval = durationText(endpoint.interval) ?? GATUS_DEFAULT_INTERVAL;
   const timeout = timeoutOf(client.timeout, interval, notes);

@@ -318,11 +318,108 @@ default-endpoint: { interval: 5m }
 `),
     );
     expect(result.notes).toEqual([
-      'maintenance (every Monday, Thursday at 23:00 for 1h Europe/Amsterdam): will map to a MaintenanceWindow; not imported yet',
       "storage: Gatus's own settings; nothing to import",
       'default-endpoint: not a Gatus setting this importer knows; ignored',
+      'maintenance: no check was imported for it to cover; not imported',
     ]);
     expect(result.endpointCount).toBe(0);
+  });
+
+  it("makes Gatus's maintenance a MaintenanceWindow over every imported check's system, and an endpoint's maintenance-windows windows over that check", async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+maintenance:
+  start: "23:00"
+  duration: 1h
+  timezone: Europe/Amsterdam
+  every: [Thursday, Monday]
+endpoints:
+  - name: api
+    group: core
+    url: https://api.example.com/health
+    conditions: ["[STATUS] == 200"]
+    maintenance-windows:
+      - { start: "02:30", duration: 90m }
+      - { start: "25:00", duration: 1h }
+  - { name: web, url: "https://web.example.com", conditions: ["[STATUS] == 200"] }
+`),
+      { owner: 'group:default/web' },
+    );
+    expect(result.maintenanceWindows.map(w => [w.endpoint, w.entity])).toEqual([
+      [
+        'core/api',
+        {
+          apiVersion: 'vigil.dev/v1alpha1',
+          kind: 'MaintenanceWindow',
+          metadata: {
+            name: 'api-maintenance-1',
+            description: "Imported from Gatus's maintenance-windows[0]",
+          },
+          spec: {
+            checks: ['api'],
+            timezone: 'UTC',
+            cron: '30 2 * * *',
+            duration: '1h30m',
+            reason: 'Gatus maintenance of the endpoint "core/api"',
+          },
+        },
+      ],
+      [
+        undefined,
+        {
+          apiVersion: 'vigil.dev/v1alpha1',
+          kind: 'MaintenanceWindow',
+          metadata: {
+            name: 'gatus-maintenance',
+            description: "Imported from Gatus's maintenance",
+          },
+          spec: {
+            systems: ['core', 'ungrouped'],
+            timezone: 'Europe/Amsterdam',
+            cron: '0 23 * * 1,4',
+            duration: '1h',
+            reason: 'Gatus maintenance, over every endpoint',
+          },
+        },
+      ],
+    ]);
+    expect(result.checks[0].notes).toEqual([
+      'maintenance-windows[0]: imported as the MaintenanceWindow api-maintenance-1',
+      'maintenance-windows[1].start: "25:00" is not a time of day such as 23:00; not imported',
+    ]);
+    expect(result.notes).toContain(
+      'maintenance: imported as the MaintenanceWindow gatus-maintenance over 2 system(s): notifications held, statuses still shown',
+    );
+  });
+
+  it('skips a maintenance window Gatus has disabled or that cannot be read, saying why', async () => {
+    const endpoint = `
+endpoints:
+  - { name: a, url: "https://a.example.com", conditions: ["[STATUS] == 200"] }
+`;
+    const notesOf = async (maintenance: string) =>
+      (
+        await translateGatusConfig(
+          gatus(`maintenance: ${maintenance}${endpoint}`),
+          {
+            owner: 'group:default/web',
+          },
+        )
+      ).notes;
+    expect(
+      await notesOf('{ enabled: false, start: "23:00", duration: 1h }'),
+    ).toEqual(['maintenance: disabled (enabled: false); not imported']);
+    expect(await notesOf('{ duration: 1h, every: [Funday] }')).toEqual([
+      'maintenance.start: is required: the time of day the window starts, such as 23:00; not imported',
+      'maintenance.every: "Funday" is not a day of the week such as Monday; not imported',
+    ]);
+    expect(
+      await notesOf('{ start: "23:00", duration: 1h, timezone: Mars/Olympus }'),
+    ).toEqual([
+      expect.stringMatching(
+        /^maintenance: not valid in Vigil: spec\.timezone: "Mars\/Olympus" is not an IANA time zone.*; not imported$/,
+      ),
+    ]);
   });
 
   it('says that checks without an owner monitor nothing by default', async () => {

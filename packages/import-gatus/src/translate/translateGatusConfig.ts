@@ -7,6 +7,7 @@ import {
   HEALTHCHECK_API_VERSION,
   HEALTHCHECK_KIND,
   HealthCheckEntityV1alpha1,
+  MaintenanceWindowEntityV1alpha1,
 } from '@vigil/plugin-healthcheck-common';
 import { KubernetesValidatorFunctions } from '@backstage/catalog-model';
 import {
@@ -16,6 +17,7 @@ import {
   TranslatedSpec,
 } from './endpointTranslation';
 import { toEntityName, uniqueEntityNames } from './entityNames';
+import { translateMaintenance } from './maintenanceTranslation';
 import {
   findImportedEntityProblems,
   SecretToDeclare,
@@ -48,6 +50,14 @@ export interface ImportedCheck {
   notes: string[];
 }
 
+/** A Gatus maintenance window that became a MaintenanceWindow. */
+export interface ImportedMaintenanceWindow {
+  /** The endpoint whose `maintenance-windows` it came from; none for the configuration's `maintenance`. */
+  endpoint?: string;
+  entity: MaintenanceWindowEntityV1alpha1;
+  notes: string[];
+}
+
 /** An endpoint that was not imported, and why. */
 export interface ReportedEndpoint {
   endpoint: string;
@@ -60,6 +70,8 @@ export interface GatusImportResult {
   /** Every endpoint the configuration declares, of all sections. */
   endpointCount: number;
   checks: ImportedCheck[];
+  /** Gatus maintenance, as windows over the imported checks. */
+  maintenanceWindows: ImportedMaintenanceWindow[];
   reported: ReportedEndpoint[];
   /** Configuration-wide things not carried over (alerting, maintenance, storage, ...). */
   notes: string[];
@@ -100,6 +112,8 @@ interface Candidate {
   notes: string[];
   secrets: string[];
   labels: Record<string, string>;
+  /** The endpoint's `maintenance-windows`, as Gatus wrote them. */
+  maintenance: unknown[];
 }
 
 /**
@@ -151,6 +165,7 @@ export async function translateGatusConfig(
       name: endpoint.name,
       group: groupOf(endpoint),
       ...translation,
+      maintenance: asList(endpoint['maintenance-windows']),
     });
   });
 
@@ -196,7 +211,8 @@ export async function translateGatusConfig(
   );
 
   const checks: ImportedCheck[] = [];
-  for (const { check } of built) {
+  const maintenanceWindows: ImportedMaintenanceWindow[] = [];
+  for (const [index, { check }] of built.entries()) {
     const problems = await findImportedEntityProblems(check.entity, secrets);
     if (problems.length > 0) {
       reported.push({
@@ -206,8 +222,14 @@ export async function translateGatusConfig(
       });
     } else {
       checks.push(check);
+      maintenanceWindows.push(
+        ...endpointMaintenance(check, candidates[index].maintenance, options),
+      );
     }
   }
+  maintenanceWindows.push(
+    ...configMaintenance(root.maintenance, checks, notes, options),
+  );
   if (checks.length > 0 && !options.owner) {
     notes.push(
       'no owner given (--owner): a HealthCheck entity monitors only systems its spec.owner owns, unless healthcheck.checks.fromCatalog is any',
@@ -225,6 +247,7 @@ export async function translateGatusConfig(
         0,
       ),
     checks,
+    maintenanceWindows,
     reported,
     notes,
     secrets: secrets
@@ -301,13 +324,6 @@ function configNotes(root: GatusRecord): string[] {
       )}): alert providers are not imported; Vigil notifies each system's owner through Backstage notifications`,
     );
   }
-  if (root.maintenance !== undefined) {
-    notes.push(
-      `maintenance (${describeMaintenance(
-        asRecord(root.maintenance),
-      )}): will map to a MaintenanceWindow; not imported yet`,
-    );
-  }
   for (const key of Object.keys(root)) {
     if (GATUS_OWN_SETTINGS.has(key)) {
       notes.push(`${key}: Gatus's own settings; nothing to import`);
@@ -318,19 +334,83 @@ function configNotes(root: GatusRecord): string[] {
   return notes;
 }
 
-function describeMaintenance(maintenance: GatusRecord): string {
-  const every = asList(maintenance.every).map(String);
-  return [
-    maintenance.enabled === false ? 'disabled' : undefined,
-    every.length > 0 ? `every ${every.join(', ')}` : 'every day',
-    maintenance.start !== undefined ? `at ${maintenance.start}` : undefined,
-    maintenance.duration !== undefined
-      ? `for ${maintenance.duration}`
-      : undefined,
-    maintenance.timezone !== undefined ? `${maintenance.timezone}` : 'UTC',
-  ]
-    .filter(Boolean)
-    .join(' ');
+/** The longest entity name; a window's name is its check's plus a suffix. */
+const MAX_NAME_LENGTH = 63;
+
+/** An imported check's own `maintenance-windows`, each over that check. */
+function endpointMaintenance(
+  check: ImportedCheck,
+  windows: unknown[],
+  options: GatusImportOptions,
+): ImportedMaintenanceWindow[] {
+  const { name, namespace } = check.entity.metadata;
+  const imported: ImportedMaintenanceWindow[] = [];
+  windows.forEach((window, index) => {
+    const suffix = `-maintenance${windows.length > 1 ? `-${index + 1}` : ''}`;
+    const where = `maintenance-windows[${index}]`;
+    const translation = translateMaintenance(window, {
+      where,
+      name: `${name.slice(0, MAX_NAME_LENGTH - suffix.length)}${suffix}`,
+      namespace: options.namespace,
+      cover: { checks: [namespace ? `${namespace}/${name}` : name] },
+      reason: `Gatus maintenance of the endpoint ${JSON.stringify(
+        check.endpoint,
+      )}`,
+    });
+    if (translation.kind === 'window') {
+      check.notes.push(
+        `${where}: imported as the MaintenanceWindow ${translation.entity.metadata.name}`,
+      );
+      imported.push({
+        endpoint: check.endpoint,
+        entity: translation.entity,
+        notes: translation.notes,
+      });
+    } else {
+      check.notes.push(...translation.reasons.map(r => `${r}; not imported`));
+    }
+  });
+  return imported;
+}
+
+/**
+ * The configuration's `maintenance`, which mutes every endpoint in Gatus:
+ * one window over the systems of every imported check.
+ */
+function configMaintenance(
+  maintenance: unknown,
+  checks: ImportedCheck[],
+  notes: string[],
+  options: GatusImportOptions,
+): ImportedMaintenanceWindow[] {
+  if (maintenance === undefined) {
+    return [];
+  }
+  const systems = [
+    ...new Set(checks.flatMap(check => check.entity.spec.systems)),
+  ].sort();
+  if (systems.length === 0) {
+    notes.push(
+      'maintenance: no check was imported for it to cover; not imported',
+    );
+    return [];
+  }
+  const translation = translateMaintenance(maintenance, {
+    where: 'maintenance',
+    name: 'gatus-maintenance',
+    namespace: options.namespace,
+    cover: { systems },
+    reason: 'Gatus maintenance, over every endpoint',
+  });
+  if (translation.kind === 'skipped') {
+    notes.push(...translation.reasons.map(r => `${r}; not imported`));
+    return [];
+  }
+  notes.push(
+    `maintenance: imported as the MaintenanceWindow gatus-maintenance over ${systems.length} system(s): notifications held, statuses still shown`,
+    ...translation.notes,
+  );
+  return [{ entity: translation.entity, notes: translation.notes }];
 }
 
 function groupOf(endpoint: GatusRecord): string | undefined {
