@@ -17,7 +17,7 @@ import {
 import { useMemo, useRef, useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
-import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
+import { checkTitleOf, useCheckDetails } from './systemChecks';
 import { CheckSource } from './CheckSource';
 import { formatDuration, formatUptime, shortCheckName } from './format';
 import { SelectedCell } from './HealthMatrix';
@@ -251,7 +251,7 @@ function CellHistory(
         />
       </div>
       <Typography variant="body2" component="div">
-        Source: <CheckSource checkId={selected.checkId} priority />
+        Source: <CheckSource checkId={selected.checkId} />
       </Typography>
 
       <Divider className={classes.section} />

@@ -3,7 +3,7 @@ import { EntityRefLink } from '@backstage/plugin-catalog-react';
 import Button from '@material-ui/core/Button';
 import Typography from '@material-ui/core/Typography';
 import { CheckDetails } from '@vigil/plugin-healthcheck-common';
-import { useCheckDetails } from './checkDetailsStore';
+import { useCheckDetails } from './systemChecks';
 import { urlOfLocation } from './format';
 import { RelativeTime } from './RelativeTime';
 
@@ -59,15 +59,9 @@ export function CheckSourceView(props: { details: CheckDetails }) {
   );
 }
 
-/**
- * The source of one check, loaded lazily through the tab's check store
- * (after first paint, a few at a time, once per check).
- */
-export function CheckSource(props: { checkId: string; priority?: boolean }) {
-  const { state, retry } = useCheckDetails(props.checkId, {
-    load: true,
-    priority: props.priority,
-  });
+/** The source of one check, from the system's checks the tab loaded. */
+export function CheckSource(props: { checkId: string }) {
+  const { state, retry } = useCheckDetails(props.checkId);
   switch (state.status) {
     case 'loaded':
       return <CheckSourceView details={state.value} />;

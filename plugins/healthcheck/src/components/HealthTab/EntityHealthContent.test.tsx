@@ -18,6 +18,7 @@ import {
   passingRun,
   failingRun,
   sliceUptimes,
+  checks,
 } from './__testUtils__/healthTab';
 
 describe('EntityHealthContent', () => {
@@ -59,15 +60,30 @@ describe('EntityHealthContent', () => {
     expect(api.getCheck).not.toHaveBeenCalled();
   });
 
-  it("loads the titles one check at a time when the system's checks cannot be read at once", async () => {
+  it("names checks by their short names, and offers a retry, when the system's checks cannot be read", async () => {
+    let fail = true;
     const api = makeApi({
       listSystemChecks: jest.fn(async () => {
-        throw new Error('an older backend');
+        if (fail) {
+          throw new Error('backend away');
+        }
+        return Object.values(checks);
       }),
     });
     await renderTab({ api });
+    await waitFor(() => expect(api.listSystemChecks).toHaveBeenCalledTimes(1));
+    expect(screen.queryAllByText('Payments API')).toHaveLength(0);
+
+    // Every source shown offers the retry, which asks for all the checks again.
+    const [unavailable] = await screen.findAllByText(/Source unavailable/);
+    fail = false;
+    await userEvent.click(
+      within(unavailable).getByRole('button', { name: 'Retry' }),
+    );
+    await waitFor(() => expect(api.listSystemChecks).toHaveBeenCalledTimes(2));
     expect(await screen.findAllByText('Payments API')).not.toHaveLength(0);
-    expect(api.getCheck).toHaveBeenCalledTimes(2);
+    expect(api.listSystemChecks).toHaveBeenCalledTimes(2);
+    expect(api.getCheck).not.toHaveBeenCalled();
   });
 
   it('shows the first five reasons, and all of them on asking', async () => {

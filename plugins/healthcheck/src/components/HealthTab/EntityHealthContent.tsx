@@ -8,14 +8,14 @@ import { Entity } from '@backstage/catalog-model';
 import { useEntity } from '@backstage/plugin-catalog-react';
 import Button from '@material-ui/core/Button';
 import Grid from '@material-ui/core/Grid';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
 import { MaintenanceBanner } from '../Maintenance';
 import { SloCard } from '../Slo';
 import { useSystemHealth } from '../../hooks';
 import { systemRefOfEntity } from '../../status';
 import { CellHistoryDrawer } from './CellHistoryDrawer';
-import { CheckDetailsContext, CheckDetailsStore } from './checkDetailsStore';
+import { SystemChecksContext, useSystemChecksRequest } from './systemChecks';
 import { ComponentChecksCaption, useComponentChecks } from './ComponentChecks';
 import { EmptyHealthState } from './EmptyHealthState';
 import { HealthMatrix, SelectedCell } from './HealthMatrix';
@@ -94,13 +94,11 @@ function SystemHealthContent(props: {
     live,
   } = useSystemHealth(systemRef);
   const uptimes = useSliceUptimes(system);
-  const store = useMemo(
-    () =>
-      new CheckDetailsStore(id => api.getCheck(id), {
-        loadAll: () => api.listSystemChecks(systemRef),
-      }),
+  const loadChecks = useCallback(
+    () => api.listSystemChecks(systemRef),
     [api, systemRef],
   );
+  const checks = useSystemChecksRequest(loadChecks);
   const [selected, setSelected] = useState<SelectedCell | undefined>();
   const [refreshKey, setRefreshKey] = useState(0);
   const onRunStarted = useCallback(() => {
@@ -146,7 +144,7 @@ function SystemHealthContent(props: {
   }
 
   return (
-    <CheckDetailsContext.Provider value={store}>
+    <SystemChecksContext.Provider value={checks}>
       {caption}
       <Grid container spacing={3}>
         {system.maintenance && (
@@ -189,6 +187,6 @@ function SystemHealthContent(props: {
         onRunStarted={onRunStarted}
         refreshDelayMs={refreshAfterRunMs}
       />
-    </CheckDetailsContext.Provider>
+    </SystemChecksContext.Provider>
   );
 }

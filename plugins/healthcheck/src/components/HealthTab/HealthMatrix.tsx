@@ -11,7 +11,7 @@ import {
 import { useMemo } from 'react';
 import { presentStatus } from '../../status';
 import { isInMaintenance, MaintenanceMarker } from '../Maintenance';
-import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
+import { checkTitleOf, useCheckDetails } from './systemChecks';
 import { CheckSource } from './CheckSource';
 import {
   describeCellUptime,

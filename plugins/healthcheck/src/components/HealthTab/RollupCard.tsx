@@ -11,7 +11,7 @@ import {
 import { useState } from 'react';
 import { STALE_ROLLUP_NOTE } from '../../status';
 import { MaintenanceMarker } from '../Maintenance';
-import { checkTitleOf, useCheckDetails } from './checkDetailsStore';
+import { checkTitleOf, useCheckDetails } from './systemChecks';
 import { shortCheckName } from './format';
 import { RelativeTime } from './RelativeTime';
 import { StatusBadge } from './StatusBadge';

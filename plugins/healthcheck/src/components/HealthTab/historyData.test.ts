@@ -1,5 +1,4 @@
 import { HourEntry, RunEntry } from '@vigil/plugin-healthcheck-common';
-import { CheckDetailsStore } from './checkDetailsStore';
 import {
   describeCellUptime,
   formatCellUptime,
@@ -152,79 +151,6 @@ describe('format', () => {
       'https://git.example/a.yaml',
     );
     expect(urlOfLocation('file:/tmp/a.yaml')).toBeUndefined();
-  });
-});
-
-describe('CheckDetailsStore', () => {
-  it('loads each check once, a few at a time, an opened one first', async () => {
-    const resolvers: Array<() => void> = [];
-    const load = jest.fn(
-      (id: string) =>
-        new Promise<any>(resolve => {
-          resolvers.push(() => resolve({ id }));
-        }),
-    );
-    const store = new CheckDetailsStore(load, { concurrency: 2 });
-    for (const id of ['a', 'b', 'c', 'd', 'a']) {
-      store.request(id);
-    }
-    store.request('d', { priority: true });
-    expect(load.mock.calls.map(c => c[0])).toEqual(['a', 'b']);
-    resolvers.shift()!();
-    await new Promise(r => setTimeout(r, 0));
-    expect(load.mock.calls.map(c => c[0])).toEqual(['a', 'b', 'd']);
-    expect(store.get('a')).toEqual({ status: 'loaded', value: { id: 'a' } });
-    store.request('a');
-    expect(load).toHaveBeenCalledTimes(3);
-  });
-
-  it('asks for all the checks at once first, then one by one for what that did not answer', async () => {
-    let answerAll: (items: any[]) => void = () => {};
-    const loadAll = jest.fn(
-      () =>
-        new Promise<any[]>(resolve => {
-          answerAll = resolve;
-        }),
-    );
-    const load = jest.fn(
-      async (id: string): Promise<any> => ({
-        id,
-        title: 'alone',
-      }),
-    );
-    const store = new CheckDetailsStore(load, { loadAll });
-    store.request('healthcheck:default/a');
-    store.request('b');
-    store.request('c', { priority: true });
-    expect(loadAll).toHaveBeenCalledTimes(1);
-    expect(load).not.toHaveBeenCalled();
-
-    answerAll([
-      { id: 'healthcheck:default/A', title: 'from all' },
-      { id: 'b', title: 'from all' },
-    ]);
-    await new Promise(r => setTimeout(r, 0));
-    expect(store.get('healthcheck:default/a')).toMatchObject({
-      status: 'loaded',
-      value: { title: 'from all' },
-    });
-    expect(store.get('b')).toMatchObject({ value: { title: 'from all' } });
-    expect(load.mock.calls.map(c => c[0])).toEqual(['c']);
-    store.request('d');
-    expect(loadAll).toHaveBeenCalledTimes(1);
-  });
-
-  it('loads one by one when asking for all fails', async () => {
-    const load = jest.fn(async (id: string): Promise<any> => ({ id }));
-    const store = new CheckDetailsStore(load, {
-      loadAll: async () => {
-        throw new Error('not there');
-      },
-    });
-    store.request('a');
-    store.request('b');
-    await new Promise(r => setTimeout(r, 0));
-    expect(load.mock.calls.map(c => c[0])).toEqual(['a', 'b']);
   });
 });
 
