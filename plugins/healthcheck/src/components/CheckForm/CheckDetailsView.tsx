@@ -10,7 +10,8 @@ import {
   DEFAULT_CHECK_TIMEOUT,
 } from '@vigil/plugin-healthcheck-common';
 import { ReactNode } from 'react';
-import { conditionText, gitUrlOfLocation } from './checkFormModel';
+import { conditionText } from './formValues';
+import { gitUrlOfLocation } from './gitUrlOfLocation';
 import { Notice } from './Notice';
 
 /**

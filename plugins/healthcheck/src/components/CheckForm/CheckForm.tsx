@@ -19,23 +19,27 @@ import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { healthcheckApiRef } from '../../api/HealthcheckApi';
 import { CheckDetailsView } from './CheckDetailsView';
 import {
+  messageOfError,
+  placeProblems,
+  problemsOfError,
+} from './backendProblems';
+import { checkRequestOf } from './checkRequest';
+import {
   CheckFormErrors,
   CheckFormField,
   CheckFormValues,
   checkFormValuesOf,
-  checkRequestOf,
   ConditionRow,
-  countFieldProblems,
   emptyCheckFormValues,
   EnvironmentOverrideRow,
-  hasErrors,
-  messageOfError,
   NO_ERRORS,
   OverrideField,
-  placeProblems,
-  problemsOfError,
+} from './formValues';
+import {
+  countFieldProblems,
+  hasErrors,
   validateCheckForm,
-} from './checkFormModel';
+} from './validateCheckForm';
 import { ConditionsField } from './ConditionsField';
 import { EnvironmentOverridesField } from './EnvironmentOverridesField';
 import { Notice } from './Notice';

@@ -6,7 +6,7 @@ import FormLabel from '@material-ui/core/FormLabel';
 import TextField from '@material-ui/core/TextField';
 import { ConditionSeverity } from '@vigil/plugin-healthcheck-common';
 import { useEffect, useRef, useState } from 'react';
-import { ConditionRow, newConditionRow } from './checkFormModel';
+import { ConditionRow, newConditionRow } from './formValues';
 
 /** @internal */
 export interface ConditionsFieldProps {

@@ -6,7 +6,7 @@ import Chip from '@material-ui/core/Chip';
 import TextField from '@material-ui/core/TextField';
 import { KeyboardEvent, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
-import { splitList } from './checkFormModel';
+import { splitList } from './formValues';
 
 /** @internal */
 export interface EntityRefsFieldProps {

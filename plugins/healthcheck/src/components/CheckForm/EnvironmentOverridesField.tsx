@@ -11,7 +11,7 @@ import {
   EnvironmentOverrideRow,
   newEnvironmentOverrideRow,
   OverrideField,
-} from './checkFormModel';
+} from './formValues';
 
 /** @internal */
 export interface EnvironmentOverridesFieldProps {

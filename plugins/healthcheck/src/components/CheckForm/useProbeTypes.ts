@@ -5,7 +5,7 @@ import {
 } from '@backstage/core-plugin-api';
 import { DefaultApiClient } from '@vigil/plugin-healthcheck-common/client';
 import useAsync from 'react-use/esm/useAsync';
-import { BUILTIN_PROBE_TYPES } from './checkFormModel';
+import { BUILTIN_PROBE_TYPES } from './formValues';
 
 /**
  * The probe types the backend knows (`GET /v1/probe-types`), built-in and
