@@ -10,7 +10,7 @@ import { CheckAccess } from '../permissions/CheckAccess';
 import type { HealthCheckResource } from '../permissions/checkResource';
 import { createCheckReader } from '../service/checkReader';
 import { createCheckRunner } from '../service/checkRuns';
-import type { CheckRunStarted } from '../service/router';
+import type { CheckRunStarted } from '../model';
 import type { SystemHealthReads } from '../service/systemHealthReads';
 import { registerGetCheckHistoryAction } from './getCheckHistoryAction';
 import { registerGetSystemHealthAction } from './getSystemHealthAction';

@@ -1,6 +1,6 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
-import type { CheckRunStarted } from '../service/router';
+import type { CheckRunStarted } from '../model';
 import type { RunNowRateLimiter } from './runNowRateLimit';
 import type { RunNowStarted } from './SliceRunner';
 

@@ -70,3 +70,19 @@ export interface PauseMarker {
   /** When the slice was paused (epoch ms). */
   readonly at: number;
 }
+
+/**
+ * One run `POST /v1/checks/{id}/run` started.
+ * @internal
+ */
+export interface CheckRunStarted {
+  /**
+   * `<sliceId>@<epoch ms>`: the slice and the time the run is recorded at
+   * (when it was asked for, or that of the run under way it joined, on
+   * whichever instance); its result is listed with the slice's runs.
+   */
+  runId: string;
+  sliceId: string;
+  systemRef: string;
+  environment: string;
+}

@@ -24,7 +24,6 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
 import { ConcurrencyGate, type ConcurrencyGateStats } from './ConcurrencyGate';
-import type { AddressResolver } from './networkGuard';
 import {
   hostsFileAddresses,
   isLocalhostName,
@@ -35,6 +34,20 @@ import {
   searchCandidates,
   type SearchSettings,
 } from './systemNameFiles';
+
+/**
+ * The resolver behind the guard, with the signature of `dns.lookup` called
+ * with `all: true`.
+ * @public
+ */
+export type AddressResolver = (
+  hostname: string,
+  options: { family?: number; hints?: number; all: true },
+  callback: (
+    err: NodeJS.ErrnoException | null,
+    addresses: LookupAddress[],
+  ) => void,
+) => void;
 
 /**
  * How long a lookup may take and how many run at once.

@@ -5,7 +5,7 @@ import {
   keepDnsAnswers,
   rcodeOfDnsError,
 } from './dnsProbe';
-import type { AddressResolver } from './networkGuard';
+import type { AddressResolver } from './CaresAddressResolver';
 import {
   type LoopbackServer,
   startDnsServer,

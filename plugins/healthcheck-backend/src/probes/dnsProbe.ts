@@ -13,12 +13,11 @@ import {
 } from '@vigil/plugin-healthcheck-node';
 import { Resolver } from 'node:dns';
 import { isIP } from 'node:net';
-import { defaultAddressResolver } from './CaresAddressResolver';
 import {
   type AddressResolver,
-  checkAddress,
-  NetworkGuardError,
-} from './networkGuard';
+  defaultAddressResolver,
+} from './CaresAddressResolver';
+import { checkAddress, NetworkGuardError } from './networkGuard';
 import { truncateText } from './probeLimits';
 import { type ProbeProgress, runProbeWithDeadline } from './probeRun';
 import type { BuiltinProbeTypeOptions } from './probeTypeOptions';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { createHttpProbeType, redirectedRequest } from './httpProbe';
-import type { AddressResolver } from './networkGuard';
+import type { AddressResolver } from './CaresAddressResolver';
 import {
   findClosedPort,
   type LoopbackServer,

@@ -1,6 +1,6 @@
 import { ConfigReader } from '@backstage/config';
+import type { AddressResolver } from './CaresAddressResolver';
 import {
-  type AddressResolver,
   checkAddress,
   CLOUD_METADATA_ADDRESSES,
   createGuardedLookup,

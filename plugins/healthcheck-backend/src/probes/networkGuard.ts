@@ -13,7 +13,10 @@ import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '@backstage/config';
 import ipaddr from 'ipaddr.js';
-import { defaultAddressResolver } from './CaresAddressResolver';
+import {
+  type AddressResolver,
+  defaultAddressResolver,
+} from './CaresAddressResolver';
 
 /**
  * Which non-public ranges probes may reach. Both default to `false`.
@@ -439,20 +442,6 @@ export function assertLiteralAddressAllowed(
     throw new NetworkGuardError(bare, decision);
   }
 }
-
-/**
- * The resolver behind the guard, with the signature of `dns.lookup` called
- * with `all: true`.
- * @public
- */
-export type AddressResolver = (
-  hostname: string,
-  options: { family?: number; hints?: number; all: true },
-  callback: (
-    err: NodeJS.ErrnoException | null,
-    addresses: LookupAddress[],
-  ) => void,
-) => void;
 
 /**
  * Options of {@link createGuardedLookup}.

@@ -1,5 +1,6 @@
 import type { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
-import type { AddressResolver, NetworkPolicy } from './networkGuard';
+import type { AddressResolver } from './CaresAddressResolver';
+import type { NetworkPolicy } from './networkGuard';
 
 /**
  * What the built-in probe types are made from.

@@ -1,5 +1,12 @@
 import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
-import type { SkipReason } from './types';
+
+/**
+ * Why a tick did not run: its slice was still running the previous one, or it
+ * fell due while the process was stalled (skipped, not replayed).
+ *
+ * @internal
+ */
+export type SkipReason = 'in-flight' | 'missed';
 
 /**
  * What the scheduler reports. A narrow interface so tests can pass a recorder

@@ -86,13 +86,7 @@ export interface SchedulerClock {
   clearTimer(handle: TimerHandle): void;
 }
 
-/**
- * Why a tick did not run: its slice was still running the previous one, or it
- * fell due while the process was stalled (skipped, not replayed).
- *
- * @internal
- */
-export type SkipReason = 'in-flight' | 'missed';
+export type { SkipReason } from './metrics';
 
 /**
  * Counters and sizes of a running scheduler, cumulative since start.

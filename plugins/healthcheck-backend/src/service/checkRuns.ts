@@ -9,7 +9,7 @@ import { healthcheckCheckRunPermission } from '@vigil/plugin-healthcheck-common'
 import type { Request } from 'express';
 import { actorOf } from './actorOf';
 import type { CheckReader } from './checkReader';
-import type { CheckRunStarted } from './router';
+import type { CheckRunStarted } from '../model';
 
 /**
  * Where a run was asked for, for the audit log: an HTTP request (whose

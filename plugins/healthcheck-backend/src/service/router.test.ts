@@ -24,7 +24,8 @@ import {
 } from '../permissions/conditionExports';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { ChecksChange } from './checkChanges';
-import { CheckRunStarted, createRouter } from './router';
+import type { CheckRunStarted } from '../model';
+import { createRouter } from './router';
 
 jest.setTimeout(30_000);
 

@@ -28,6 +28,7 @@ import {
   healthcheckCheckUpdatePermission,
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
+import type { CheckRunStarted } from '../model';
 import { createTypedRouter } from '../schema/createTypedRouter';
 import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
 import { TooManyRequestsError } from '../executor/runNowRateLimit';
@@ -90,22 +91,6 @@ export interface RouterOptions {
    * `TooManyRequestsError` when they asked too often.
    */
   runCheck?: (checkId: string, caller: string) => Promise<CheckRunStarted[]>;
-}
-
-/**
- * One run `POST /v1/checks/{id}/run` started.
- * @internal
- */
-export interface CheckRunStarted {
-  /**
-   * `<sliceId>@<epoch ms>`: the slice and the time the run is recorded at
-   * (when it was asked for, or that of the run under way it joined, on
-   * whichever instance); its result is listed with the slice's runs.
-   */
-  runId: string;
-  sliceId: string;
-  systemRef: string;
-  environment: string;
 }
 
 /**
