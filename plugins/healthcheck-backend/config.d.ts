@@ -1,3 +1,5 @@
+import { HumanDuration } from '@backstage/types';
+
 export interface Config {
   /** Configuration of the Vigil health-check plugin. */
   healthcheck?: {
@@ -82,7 +84,7 @@ export interface Config {
          * One lookup, waiting for a free slot included, as a duration.
          * Default 5s.
          */
-        timeout?: string;
+        timeout?: HumanDuration | string;
         /** Lookups asking DNS at once. Default 128. */
         maxInFlight?: number;
         /**
@@ -126,7 +128,7 @@ export interface Config {
      * entity below it gets a catalog processing error; the API refuses it
      * with a 400. Default 5s.
      */
-    minimumInterval?: string;
+    minimumInterval?: HumanDuration | string;
 
     /** Where a system's environments may come from. */
     environments?: {
@@ -171,13 +173,13 @@ export interface Config {
        * Between full passes (one instance at a time runs them), as a
        * duration such as `5m`. A full pass also runs at start. Default 5m.
        */
-      interval?: string;
+      interval?: HumanDuration | string;
       /**
        * Between polls of the catalog for changed systems, members and
        * HealthCheck entities (compared by etag); each change is reconciled
        * for its system alone. Default 30s.
        */
-      catalogPollInterval?: string;
+      catalogPollInterval?: HumanDuration | string;
     };
 
     /** Backend instances sharing one PostgreSQL database. */
@@ -186,12 +188,12 @@ export interface Config {
        * Between heartbeats, which also refresh this instance's view of the
        * live instances. Default 5s.
        */
-      heartbeatInterval?: string;
+      heartbeatInterval?: HumanDuration | string;
       /**
        * An instance silent this long is dead, and the others take its
        * slices over. At least two heartbeats. Default 15s.
        */
-      ttl?: string;
+      ttl?: HumanDuration | string;
     };
 
     /**
@@ -210,13 +212,24 @@ export interface Config {
       maxJournaledRuns?: number;
     };
 
-    /** How long run history is kept. */
+    /** How long run history is kept, each at least a day. */
     history?: {
-      /** Raw runs, in whole days. Default 14. */
-      runRetentionDays?: number;
+      /** Raw runs, as a duration such as `14d`. Default 14 days. */
+      runRetention?: HumanDuration | string;
       /**
        * Hourly aggregates (count, failures, latency percentiles, up-time
-       * seconds), in whole days; at least runRetentionDays. Default 400.
+       * seconds), as a duration such as `400d`; at least runRetention.
+       * Default 400 days.
+       */
+      aggregateRetention?: HumanDuration | string;
+      /**
+       * Raw runs, in whole days.
+       * @deprecated Use `runRetention`, which wins when both are set.
+       */
+      runRetentionDays?: number;
+      /**
+       * Hourly aggregates, in whole days.
+       * @deprecated Use `aggregateRetention`, which wins when both are set.
        */
       aggregateRetentionDays?: number;
     };
@@ -241,7 +254,7 @@ export interface Config {
        * Environment changes of a system within one window, on any instance,
        * cause one recompute of its rollup, at the window's end. Default 2s.
        */
-      window?: string;
+      window?: HumanDuration | string;
     };
 
     /**
@@ -257,7 +270,7 @@ export interface Config {
        * of at least 5s. Each reads every system a page at a time and
        * recomputes only what differs. Default 1m.
        */
-      interval?: string;
+      interval?: HumanDuration | string;
     };
 
     /** Notifications to a system's owner on environment transitions. */
@@ -316,15 +329,20 @@ export interface Config {
     /** The in-process scheduler of this backend instance. */
     scheduler?: {
       /**
-       * Ticks due within this many milliseconds of each other run as one
-       * batch (one database round trip). 0 turns it off. Default 2.
+       * Ticks due within this duration of each other run as one batch (one
+       * database round trip). `0ms` turns it off. Default 2ms.
+       */
+      coalesceWindow?: HumanDuration | string;
+      /**
+       * The same in milliseconds.
+       * @deprecated Use `coalesceWindow`, which wins when both are set.
        */
       coalesceWindowMs?: number;
       /**
        * How often this instance looks for slices the reconciler changed
        * (a read of one counter when nothing did). Default 2s.
        */
-      refreshInterval?: string;
+      refreshInterval?: HumanDuration | string;
     };
 
     /** How many probes run at once, and the slow-check bulkhead. */
@@ -337,7 +355,12 @@ export interface Config {
       suspectAfterRuns?: number;
       /** Every Nth suspect run uses the full timeout, to see recovery. Default 5. */
       recoveryProbeEvery?: number;
-      /** A shrunk timeout is never below this many milliseconds. Default 1000. */
+      /** A shrunk timeout is never below this duration. Default 1s. */
+      timeoutFloor?: HumanDuration | string;
+      /**
+       * The same in milliseconds.
+       * @deprecated Use `timeoutFloor`, which wins when both are set.
+       */
       timeoutFloorMs?: number;
       /**
        * Slots one target endpoint (scheme, host and port) may always use;

@@ -171,7 +171,7 @@ export const healthcheckPlugin = createBackendPlugin({
         const liveKeyOf = liveKeysUnder(
           await readDeploymentKey(database, 'live-keys'),
         );
-        const historySettings = readHistorySettings(config);
+        const historySettings = readHistorySettings(config, logger);
         await scheduleHistoryMaintenance({
           scheduler,
           logger: logger.child({ component: 'history' }),
@@ -197,7 +197,7 @@ export const healthcheckPlugin = createBackendPlugin({
         // alerting through the system owner's notifications.
         const sloDatabase = await migratedClient(database);
         const sloReader = new SloHistoryReader(sloDatabase, {
-          rawRetentionMs: readHistorySettings(config).runRetentionMs,
+          rawRetentionMs: historySettings.runRetentionMs,
           maintenance,
         });
         const notificationHold = new MaintenanceNotificationHold({

@@ -21,6 +21,10 @@ export {
 export type { ExpectedPattern } from './validation/expectedPattern';
 export { secretUsesOf } from './secrets/secretUses';
 export { readConfigDuration } from './config';
+export type {
+  DeprecatedDurationKey,
+  ReadConfigDurationOptions,
+} from './config';
 export {
   maintenanceRecurrenceOf,
   maintenanceRecurrenceRules,

@@ -1,4 +1,3 @@
-import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { Config } from '@backstage/config';
@@ -15,6 +14,7 @@ import {
   SliceScheduler,
 } from '../scheduler';
 import { sameOwnProperties } from '../scheduler/sliceChecks';
+import { readEngineSettings } from './engineSettings';
 import { createRunMetrics } from './runMetrics';
 import { SliceRunner } from './SliceRunner';
 import type { RunRecord, SliceStateStore } from '../model';
@@ -57,11 +57,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     claims?: TickClaims;
     isEffective?: (slice: TSlice) => boolean;
   }): ProbeEngine<TSlice> {
-    const { config } = options;
-    const refreshIntervalMs = readConfigDuration(
-      config,
-      'healthcheck.scheduler.refreshInterval',
-    );
+    const settings = readEngineSettings(options.config, options.logger);
     return new ProbeEngine<TSlice>({
       ...options,
       loader: options.loader && {
@@ -69,14 +65,12 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
         loadChanges:
           options.loader.loadChanges && (() => options.loader!.loadChanges!()),
         refreshIntervalMs:
-          refreshIntervalMs ??
+          settings.refreshIntervalMs ??
           options.loader.refreshIntervalMs ??
           DEFAULT_REFRESH_INTERVAL_MS,
       },
-      coalesceWindowMs: config.getOptionalNumber(
-        'healthcheck.scheduler.coalesceWindowMs',
-      ),
-      admission: readAdmissionOptions(config),
+      coalesceWindowMs: settings.coalesceWindowMs,
+      admission: settings.admission,
     });
   }
 
@@ -143,33 +137,6 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     });
     this.runner.abortAll();
   }
-}
-
-/** Reads `healthcheck.admission`; unset fields keep their defaults. */
-export function readAdmissionOptions(
-  config: Config,
-): Partial<AdmissionOptions> {
-  const section = config.getOptionalConfig('healthcheck.admission');
-  if (!section) {
-    return {};
-  }
-  const options: {
-    -readonly [K in keyof AdmissionOptions]?: AdmissionOptions[K];
-  } = {};
-  for (const key of [
-    'concurrency',
-    'laneCapacity',
-    'suspectAfterRuns',
-    'recoveryProbeEvery',
-    'timeoutFloorMs',
-    'endpointShare',
-  ] as const) {
-    const value = section.getOptionalNumber(key);
-    if (value !== undefined) {
-      options[key] = value;
-    }
-  }
-  return options;
 }
 
 /**

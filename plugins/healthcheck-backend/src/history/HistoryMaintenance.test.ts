@@ -12,23 +12,61 @@ import type { HistoryStore } from '../model';
 const DAY_MS = 86_400_000;
 
 describe('readHistorySettings', () => {
+  const logger = () => ({ warn: jest.fn() });
+
   it('keeps runs 14 days and hourly aggregates 400 days unless told otherwise', () => {
-    expect(readHistorySettings(new ConfigReader({}))).toEqual({
+    expect(readHistorySettings(new ConfigReader({}), logger())).toEqual({
       runRetentionMs: 14 * DAY_MS,
       aggregateRetentionMs: 400 * DAY_MS,
     });
   });
 
-  it('reads both retentions as whole days, also as text from environment variables', () => {
+  it('reads both retentions as durations, as text or as objects', () => {
+    const config = new ConfigReader({
+      healthcheck: {
+        history: { runRetention: '7d', aggregateRetention: { days: 90 } },
+      },
+    });
+    expect(readHistorySettings(config, logger())).toEqual({
+      runRetentionMs: 7 * DAY_MS,
+      aggregateRetentionMs: 90 * DAY_MS,
+    });
+  });
+
+  it('reads the deprecated whole days, also as text from environment variables, and warns', () => {
     const config = new ConfigReader({
       healthcheck: {
         history: { runRetentionDays: 7, aggregateRetentionDays: '90' },
       },
     });
-    expect(readHistorySettings(config)).toEqual({
+    const log = logger();
+    expect(readHistorySettings(config, log)).toEqual({
       runRetentionMs: 7 * DAY_MS,
       aggregateRetentionMs: 90 * DAY_MS,
     });
+    expect(log.warn.mock.calls).toEqual([
+      [
+        expect.stringMatching(
+          /^healthcheck\.history\.runRetentionDays is deprecated; write healthcheck\.history\.runRetention instead/,
+        ),
+      ],
+      [
+        expect.stringMatching(
+          /^healthcheck\.history\.aggregateRetentionDays is deprecated; write healthcheck\.history\.aggregateRetention instead/,
+        ),
+      ],
+    ]);
+  });
+
+  it('takes the duration over the deprecated days when both are set', () => {
+    const config = new ConfigReader({
+      healthcheck: { history: { runRetention: '2d', runRetentionDays: 7 } },
+    });
+    const log = logger();
+    expect(readHistorySettings(config, log).runRetentionMs).toBe(2 * DAY_MS);
+    expect(log.warn).toHaveBeenCalledWith(
+      'healthcheck.history.runRetentionDays is deprecated and ignored, as healthcheck.history.runRetention is set too; remove healthcheck.history.runRetentionDays',
+    );
   });
 
   it.each([
@@ -41,7 +79,7 @@ describe('readHistorySettings', () => {
     const config = new ConfigReader({
       healthcheck: { history: { [key]: value } },
     });
-    expect(() => readHistorySettings(config)).toThrow(
+    expect(() => readHistorySettings(config, logger())).toThrow(
       expect.objectContaining({
         name: 'InputError',
         message: expect.stringContaining(
@@ -51,14 +89,56 @@ describe('readHistorySettings', () => {
     );
   });
 
+  it.each([
+    [
+      'runRetention',
+      'soon',
+      "Invalid healthcheck.history.runRetention 'soon': it is not a duration",
+    ],
+    [
+      'runRetention',
+      '12h',
+      "Invalid healthcheck.history.runRetention '12h': it must be at least 24h",
+    ],
+    [
+      'aggregateRetention',
+      { hours: 1 },
+      'Invalid healthcheck.history.aggregateRetention {"hours":1}: it must be at least 24h',
+    ],
+    [
+      'aggregateRetention',
+      400,
+      'Invalid healthcheck.history.aggregateRetention 400: a duration is a text',
+    ],
+  ])('names the key of a bad %s (%p)', (key, value, message) => {
+    const config = new ConfigReader({
+      healthcheck: { history: { [key]: value } },
+    });
+    expect(() => readHistorySettings(config, logger())).toThrow(message);
+  });
+
   it('refuses to keep aggregates for less time than runs', () => {
     const config = new ConfigReader({
       healthcheck: {
         history: { runRetentionDays: 30, aggregateRetentionDays: 20 },
       },
     });
-    expect(() => readHistorySettings(config)).toThrow(
+    expect(() => readHistorySettings(config, logger())).toThrow(
       /Invalid healthcheck\.history\.aggregateRetentionDays 20: it must be at least healthcheck\.history\.runRetentionDays \(30\)/,
+    );
+  });
+
+  it('names the keys as written when aggregates would go before runs', () => {
+    const read = (history: Record<string, string>) => () =>
+      readHistorySettings(
+        new ConfigReader({ healthcheck: { history } }),
+        logger(),
+      );
+    expect(read({ runRetention: '30d', aggregateRetention: '20d' })).toThrow(
+      "Invalid healthcheck.history.aggregateRetention '20d': it must be at least healthcheck.history.runRetention ('30d'), or hours would be pruned while their runs are still kept",
+    );
+    expect(read({ runRetention: '500d' })).toThrow(
+      "Invalid healthcheck.history.aggregateRetention (default 400d): it must be at least healthcheck.history.runRetention ('500d')",
     );
   });
 });

@@ -1,3 +1,4 @@
+import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
 import { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
@@ -18,8 +19,8 @@ export interface HistorySettings {
   aggregateRetentionMs: number;
 }
 
-const DEFAULT_RUN_RETENTION_DAYS = 14;
-const DEFAULT_AGGREGATE_RETENTION_DAYS = 400;
+const DEFAULT_RUN_RETENTION_MS = 14 * DAY_MS;
+const DEFAULT_AGGREGATE_RETENTION_MS = 400 * DAY_MS;
 
 /** The id of the maintenance task in Backstage's scheduler. */
 export const HISTORY_MAINTENANCE_TASK_ID = 'healthcheck-history-maintenance';
@@ -33,49 +34,103 @@ const MAINTENANCE_FREQUENCY_MS = 10 * 60_000;
  */
 export const AGGREGATION_SETTLE_MS = 10 * 60_000;
 
-/**
- * Reads the history retention from the config:
- *
- * - `healthcheck.history.runRetentionDays`: how long every raw run is kept,
- *   a whole number of days of at least 1. Default 14.
- * - `healthcheck.history.aggregateRetentionDays`: how long the hourly
- *   aggregates (count, failures, latency percentiles, up-time) are kept, a
- *   whole number of days no smaller than `runRetentionDays`. Default 400.
- *
- * Whole days rather than duration texts, because durations elsewhere in
- * the plugin (`parseDuration`) stop at hours: `14d` is not one of them.
- *
- * @throws InputError naming the key for a value that is not a whole number
- *   of days, is below 1, or would keep aggregates for less time than runs.
- * @internal
- */
-export function readHistorySettings(config: Config): HistorySettings {
-  const runDays = readDays(
-    config,
-    'healthcheck.history.runRetentionDays',
-    DEFAULT_RUN_RETENTION_DAYS,
-  );
-  const aggregateDays = readDays(
-    config,
-    'healthcheck.history.aggregateRetentionDays',
-    DEFAULT_AGGREGATE_RETENTION_DAYS,
-  );
-  if (aggregateDays < runDays) {
-    throw new InputError(
-      `Invalid healthcheck.history.aggregateRetentionDays ${aggregateDays}: it must be at least healthcheck.history.runRetentionDays (${runDays}), or hours would be pruned while their runs are still kept`,
-    );
-  }
-  return {
-    runRetentionMs: runDays * DAY_MS,
-    aggregateRetentionMs: aggregateDays * DAY_MS,
-  };
+/** A retention key and the whole-days key it replaces. */
+interface RetentionKey {
+  key: string;
+  daysKey: string;
+  defaultMs: number;
 }
 
-function readDays(config: Config, key: string, fallback: number): number {
-  const raw = config.getOptional(key);
-  if (raw === undefined) {
-    return fallback;
+const RUN_RETENTION: RetentionKey = {
+  key: 'healthcheck.history.runRetention',
+  daysKey: 'healthcheck.history.runRetentionDays',
+  defaultMs: DEFAULT_RUN_RETENTION_MS,
+};
+
+const AGGREGATE_RETENTION: RetentionKey = {
+  key: 'healthcheck.history.aggregateRetention',
+  daysKey: 'healthcheck.history.aggregateRetentionDays',
+  defaultMs: DEFAULT_AGGREGATE_RETENTION_MS,
+};
+
+/**
+ * Reads the history retention from the config, each a duration of at
+ * least a day (`14d`, `P2W`, `{ days: 14 }`):
+ *
+ * - `healthcheck.history.runRetention`: how long every raw run is kept.
+ *   Default 14 days.
+ * - `healthcheck.history.aggregateRetention`: how long the hourly
+ *   aggregates (count, failures, latency percentiles, up-time) are kept, no
+ *   shorter than `runRetention`. Default 400 days.
+ *
+ * The deprecated `runRetentionDays` and `aggregateRetentionDays`, whole
+ * numbers of days, still work, with a warning.
+ *
+ * @throws InputError naming the key for a value that is not a duration (or
+ *   for the old keys, a whole number of days), is below a day, or would keep
+ *   aggregates for less time than runs.
+ * @internal
+ */
+export function readHistorySettings(
+  config: Config,
+  logger: Pick<LoggerService, 'warn'>,
+): HistorySettings {
+  const runRetentionMs = readRetention(config, RUN_RETENTION, logger);
+  const aggregateRetentionMs = readRetention(
+    config,
+    AGGREGATE_RETENTION,
+    logger,
+  );
+  if (aggregateRetentionMs < runRetentionMs) {
+    throw new InputError(
+      `Invalid ${describeSetting(
+        config,
+        AGGREGATE_RETENTION,
+      )}: it must be at least ${describeSetting(config, RUN_RETENTION, {
+        inParentheses: true,
+      })}, or hours would be pruned while their runs are still kept`,
+    );
   }
+  return { runRetentionMs, aggregateRetentionMs };
+}
+
+function readRetention(
+  config: Config,
+  { key, daysKey, defaultMs }: RetentionKey,
+  logger: Pick<LoggerService, 'warn'>,
+): number {
+  return (
+    readConfigDuration(config, key, {
+      minimumMs: DAY_MS,
+      replaces: {
+        key: daysKey,
+        readMs: (c, oldKey) => readDays(c, oldKey) * DAY_MS,
+      },
+      logger,
+    }) ?? defaultMs
+  );
+}
+
+/** The key that decides a retention and its value, as written. */
+function describeSetting(
+  config: Config,
+  { key, daysKey, defaultMs }: RetentionKey,
+  { inParentheses = false } = {},
+): string {
+  const effectiveKey = [key, daysKey].find(candidate => config.has(candidate));
+  if (effectiveKey === undefined) {
+    return `${key} (default ${defaultMs / DAY_MS}d)`;
+  }
+  const raw = config.get(effectiveKey);
+  const value = typeof raw === 'string' ? `'${raw}'` : JSON.stringify(raw);
+  return inParentheses
+    ? `${effectiveKey} (${value})`
+    : `${effectiveKey} ${value}`;
+}
+
+/** A deprecated `*Days` key: a whole number of days of at least 1. */
+function readDays(config: Config, key: string): number {
+  const raw = config.get(key);
   // Environment variables arrive as text.
   const value =
     typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;

@@ -343,6 +343,16 @@ describe('readNameResolutionSettings', () => {
     ).toEqual({ timeoutMs: 2_000, maxInFlight: 16, maxQueued: 0 });
   });
 
+  it('reads the timeout as an object too', () => {
+    expect(
+      readNameResolutionSettings(
+        new ConfigReader({
+          healthcheck: { network: { dns: { timeout: { seconds: 3 } } } },
+        }),
+      ).timeoutMs,
+    ).toBe(3_000);
+  });
+
   it('refuses a bound that would never let a lookup run', () => {
     expect(() =>
       readNameResolutionSettings(

@@ -25,6 +25,21 @@ describe('readReconcileSettings', () => {
     });
   });
 
+  it('reads both periods as objects too', () => {
+    const config = new ConfigReader({
+      healthcheck: {
+        reconcile: {
+          interval: { minutes: 10 },
+          catalogPollInterval: { seconds: 45 },
+        },
+      },
+    });
+    expect(readReconcileSettings(config)).toMatchObject({
+      intervalMs: 600_000,
+      catalogPollIntervalMs: 45_000,
+    });
+  });
+
   it('names the key and the value of a duration it cannot read', () => {
     const config = new ConfigReader({
       healthcheck: { reconcile: { catalogPollInterval: 'soon' } },

@@ -13,6 +13,13 @@ describe('readRollupSettings', () => {
     });
   });
 
+  it('reads the window as an object too', () => {
+    const config = new ConfigReader({
+      healthcheck: { rollup: { window: { milliseconds: 1500 } } },
+    });
+    expect(readRollupSettings(config).windowMs).toBe(1_500);
+  });
+
   it('reads the notification settings', () => {
     const config = new ConfigReader({
       healthcheck: {

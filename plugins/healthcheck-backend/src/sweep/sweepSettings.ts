@@ -1,6 +1,5 @@
 import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import { Config } from '@backstage/config';
-import { InputError } from '@backstage/errors';
 
 /**
  * How often the sweep runs, from `healthcheck.sweep`.
@@ -22,14 +21,9 @@ const MIN_INTERVAL_MS = 5_000;
  * @internal
  */
 export function readSweepSettings(config: Config): SweepSettings {
-  const key = 'healthcheck.sweep.interval';
-  const intervalMs = readConfigDuration(config, key) ?? DEFAULT_INTERVAL_MS;
-  if (intervalMs < MIN_INTERVAL_MS) {
-    throw new InputError(
-      `Invalid ${key} '${config.getString(key)}': it must be at least ${
-        MIN_INTERVAL_MS / 1000
-      }s`,
-    );
-  }
+  const intervalMs =
+    readConfigDuration(config, 'healthcheck.sweep.interval', {
+      minimumMs: MIN_INTERVAL_MS,
+    }) ?? DEFAULT_INTERVAL_MS;
   return { intervalMs };
 }
