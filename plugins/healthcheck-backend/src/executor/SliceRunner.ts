@@ -11,7 +11,7 @@ import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { claimDueTicks } from '../claims/claimDueTicks';
 import { DueTick } from '../scheduler';
 import { boundProbeResult } from './boundProbeResult';
-import { judgeProbeResult } from './judgeProbeResult';
+import { compiledConditionsOf, judgeProbeResult } from './judgeProbeResult';
 import { noopRunMetrics, RunMetrics } from './runMetrics';
 import type {
   ClaimedRunNow,
@@ -371,7 +371,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
       probeResult = boundProbeResult(
         await this.#probe(probeType, slice, timeoutMs),
       );
-      verdict = judgeProbeResult(probeResult, slice.conditions);
+      verdict = judgeProbeResult(probeResult, compiledConditionsOf(slice));
       return {
         outcome: verdict.outcome,
         durationMs: probeResult.durationMs,

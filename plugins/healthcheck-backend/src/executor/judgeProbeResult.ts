@@ -1,8 +1,10 @@
 import { ProbeResult } from '@vigil/plugin-healthcheck-node';
 import {
+  CompiledCondition,
   ConditionSpec,
   JudgedCondition,
-  judgeConditions,
+  compileConditions,
+  judgeCompiledConditions,
 } from '@vigil/plugin-healthcheck-common';
 import { RunOutcome } from '../judge';
 
@@ -20,9 +22,9 @@ export interface ProbeVerdict {
  */
 export function judgeProbeResult(
   result: ProbeResult,
-  conditions: readonly ConditionSpec[],
+  conditions: readonly CompiledCondition[],
 ): ProbeVerdict {
-  const judged = judgeConditions(conditions, {
+  const judged = judgeCompiledConditions(conditions, {
     status: result.status,
     body: result.body,
     responseTimeMs: result.durationMs,
@@ -36,4 +38,25 @@ export function judgeProbeResult(
     return { outcome: 'fail', conditions: judged.results };
   }
   return { outcome: judged.outcome, conditions: judged.results };
+}
+
+const compiledBySpecs = new WeakMap<
+  readonly ConditionSpec[],
+  readonly CompiledCondition[]
+>();
+
+/**
+ * A slice's conditions, parsed at its first run and then kept while the slice
+ * is loaded: a reloaded slice brings a new list and is compiled once more, and
+ * the compiled form of a list no slice holds any more is collected with it.
+ */
+export function compiledConditionsOf(slice: {
+  readonly conditions: readonly ConditionSpec[];
+}): readonly CompiledCondition[] {
+  let compiled = compiledBySpecs.get(slice.conditions);
+  if (!compiled) {
+    compiled = compileConditions(slice.conditions);
+    compiledBySpecs.set(slice.conditions, compiled);
+  }
+  return compiled;
 }

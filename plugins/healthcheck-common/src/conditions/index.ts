@@ -4,7 +4,13 @@ export {
   parseCondition,
 } from './parseCondition';
 export { evaluateCondition } from './evaluateCondition';
-export { judgeConditions, validateConditions } from './judgeConditions';
+export {
+  compileConditions,
+  judgeCompiledConditions,
+  judgeConditions,
+  validateConditions,
+} from './judgeConditions';
+export type { CompiledCondition } from './judgeConditions';
 export { ConditionParseError } from './ConditionParseError';
 export type {
   AnyOperand,

@@ -3,6 +3,7 @@ import { evaluateWithInputs } from './evaluateCondition';
 import { parseCondition } from './parseCondition';
 import { ConditionInputs } from './resolveOperand';
 import {
+  Condition,
   ConditionContext,
   ConditionJudgement,
   ConditionProblem,
@@ -57,6 +58,58 @@ function readSpec(spec: unknown): ReadSpec {
 }
 
 /**
+ * One condition of a check, parsed once: what it says and how severe it is,
+ * and either its parsed expression or why it cannot be used.
+ * @public
+ */
+export type CompiledCondition =
+  | {
+      condition: string;
+      severity: ConditionSeverity;
+      expression: Condition;
+    }
+  | {
+      condition: string;
+      severity: ConditionSeverity;
+      /** The display of a run judged by it: the text and why it is invalid. */
+      invalid: string;
+    };
+
+/**
+ * Parses a check's conditions once, for judging many runs
+ * ({@link judgeCompiledConditions}): a slice compiles its conditions when it
+ * first runs, not on every run.
+ * @public
+ */
+export function compileConditions(
+  specs: readonly ConditionSpec[],
+): CompiledCondition[] {
+  return specs.map((spec): CompiledCondition => {
+    const read = readSpec(spec);
+    if (!read.ok) {
+      return {
+        condition: read.condition,
+        severity: DEFAULT_SEVERITY,
+        invalid: `${read.condition} (invalid: ${read.reason})`,
+      };
+    }
+    const { condition, severity } = read;
+    try {
+      return { condition, severity, expression: parseCondition(condition) };
+    } catch (error) {
+      if (!(error instanceof ConditionParseError)) {
+        throw error;
+      }
+      return {
+        condition,
+        severity: DEFAULT_SEVERITY,
+        invalid: `${condition} (invalid at position ${error.position}: ${error.reason})`,
+      };
+    }
+  });
+}
+
+/**
  * Evaluates a check's conditions against one run's observations. The
  * outcome is `fail` when a condition of severity `unhealthy` (the default)
  * failed, `degraded` when only `degraded` ones did, `pass` otherwise.
@@ -70,36 +123,34 @@ export function judgeConditions(
   specs: readonly ConditionSpec[],
   context: ConditionContext,
 ): ConditionJudgement {
+  return judgeCompiledConditions(compileConditions(specs), context);
+}
+
+/**
+ * {@link judgeConditions} with conditions parsed before
+ * ({@link compileConditions}).
+ * @public
+ */
+export function judgeCompiledConditions(
+  compiled: readonly CompiledCondition[],
+  context: ConditionContext,
+): ConditionJudgement {
   const inputs = new ConditionInputs(context);
-  const results = specs.map((spec): JudgedCondition => {
-    const read = readSpec(spec);
-    if (!read.ok) {
-      return {
-        condition: read.condition,
-        severity: DEFAULT_SEVERITY,
-        success: false,
-        display: `${read.condition} (invalid: ${read.reason})`,
-      };
-    }
-    const { condition, severity } = read;
-    try {
-      return {
-        condition,
-        severity,
-        ...evaluateWithInputs(parseCondition(condition), inputs),
-      };
-    } catch (error) {
-      if (!(error instanceof ConditionParseError)) {
-        throw error;
-      }
-      return {
-        condition,
-        severity: DEFAULT_SEVERITY,
-        success: false,
-        display: `${condition} (invalid at position ${error.position}: ${error.reason})`,
-      };
-    }
-  });
+  const results = compiled.map(
+    (entry): JudgedCondition =>
+      'invalid' in entry
+        ? {
+            condition: entry.condition,
+            severity: entry.severity,
+            success: false,
+            display: entry.invalid,
+          }
+        : {
+            condition: entry.condition,
+            severity: entry.severity,
+            ...evaluateWithInputs(entry.expression, inputs),
+          },
+  );
   const failed = results.filter(result => !result.success);
   let outcome: ConditionJudgement['outcome'] = 'pass';
   if (failed.some(result => result.severity === 'unhealthy')) {
