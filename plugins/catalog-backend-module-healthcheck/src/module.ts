@@ -3,11 +3,13 @@ import {
   createBackendModule,
 } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
+import { eventsServiceRef } from '@backstage/plugin-events-node';
 import {
   ProbeSecrets,
   readConfigDuration,
   secretUsesOf,
 } from '@vigil/plugin-healthcheck-node';
+import { CatalogChangeNotifier } from './CatalogChangeNotifier';
 import { catalogProbeTypes } from './catalogProbeTypes';
 import { HealthCheckEntityProcessor } from './HealthCheckEntityProcessor';
 import { MaintenanceWindowEntityProcessor } from './MaintenanceWindowEntityProcessor';
@@ -17,7 +19,8 @@ import { ServiceLevelObjectiveEntityProcessor } from './ServiceLevelObjectiveEnt
  * Teaches the catalog the `HealthCheck`, `MaintenanceWindow` and
  * `ServiceLevelObjective` kinds, so checks, their planned downtime and
  * their objectives can be declared as code next to
- * `catalog-info.yaml`.
+ * `catalog-info.yaml`, and tells the health-check backend which systems
+ * each change to the catalog touches.
  *
  * @public
  */
@@ -29,8 +32,10 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
       deps: {
         catalog: catalogProcessingExtensionPoint,
         config: coreServices.rootConfig,
+        events: eventsServiceRef,
+        logger: coreServices.logger,
       },
-      async init({ catalog, config }) {
+      async init({ catalog, config, events, logger }) {
         catalog.addProcessor(
           new HealthCheckEntityProcessor({
             probeTypes: catalogProbeTypes(config),
@@ -48,6 +53,8 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
         );
         catalog.addProcessor(new MaintenanceWindowEntityProcessor());
         catalog.addProcessor(new ServiceLevelObjectiveEntityProcessor());
+        // Tells the health-check backend which systems a change touches.
+        catalog.addProcessor(new CatalogChangeNotifier({ events, logger }));
       },
     });
   },

@@ -47,6 +47,7 @@ import {
 import { liveKeysUnder } from './rollup/liveKeys';
 import { startSystemReadModel } from './readModel';
 import {
+  CatalogChangeListener,
   CatalogChangePoller,
   createReconcileLock,
   readDesiredSliceSettings,
@@ -323,8 +324,17 @@ export const healthcheckPlugin = createBackendPlugin({
           slices,
           onSlicesChanged: () => probing.engine.scheduler.refreshDesired(),
         });
+        // Changes the catalog module announces, in seconds; the poll above
+        // is the fallback and finds deletions.
+        const catalogChanges = new CatalogChangeListener({
+          reconciler,
+          logger: logger.child({ component: 'catalog-changes' }),
+          onSlicesChanged: () => probing.engine.scheduler.refreshDesired(),
+        });
+        await catalogChanges.subscribe(events);
         lifecycle.addStartupHook(() => probing.start());
         lifecycle.addShutdownHook(async () => {
+          catalogChanges.stop();
           await probing.stop();
           await rollupConsumer.stop();
           await readModel?.stop();

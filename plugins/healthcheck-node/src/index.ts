@@ -30,3 +30,9 @@ export {
   maintenanceRecurrenceRules,
 } from './maintenance/recurrence';
 export type { MaintenanceRecurrence } from './maintenance/recurrence';
+export {
+  CATALOG_CHANGES_TOPIC,
+  MAX_SYSTEMS_PER_CHANGE,
+  readCatalogChangeEvent,
+} from './catalogChanges/catalogChangeEvent';
+export type { CatalogChangeEvent } from './catalogChanges/catalogChangeEvent';

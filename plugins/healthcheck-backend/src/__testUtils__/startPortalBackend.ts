@@ -19,6 +19,7 @@ import { Entity } from '@backstage/catalog-model';
 import type { JsonObject } from '@backstage/types';
 import catalogPlugin from '@backstage/plugin-catalog-backend';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
+import { eventsServiceFactory } from '@backstage/plugin-events-node';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import permissionPlugin from '@backstage/plugin-permission-backend';
 import type { PermissionPolicy } from '@backstage/plugin-permission-node';
@@ -165,8 +166,13 @@ export async function startPortalBackend(options: {
           },
         }),
       }),
+      // Backstage's own events service, one bus for every plugin (the mock
+      // gives each plugin a bus of its own): the catalog module's change
+      // announcements reach the health-check plugin as in a portal.
+      eventsServiceFactory,
       mockServices.rootConfig.factory({
         data: {
+          events: { useEventBus: 'never' },
           permission: { enabled: true },
           catalog: {
             processingInterval: { seconds: 1 },

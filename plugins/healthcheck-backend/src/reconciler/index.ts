@@ -1,3 +1,4 @@
+export { CatalogChangeListener } from './CatalogChangeListener';
 export { CatalogChangePoller } from './CatalogChangePoller';
 export type { CatalogPollOutcome } from './CatalogChangePoller';
 export { createReconcileLock } from './ReconcileLock';
