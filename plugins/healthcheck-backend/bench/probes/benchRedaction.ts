@@ -16,7 +16,7 @@
  */
 import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { performance } from 'node:perf_hooks';
-import { randomSource } from '../../src/tooling/randomSource';
+import { randomSource } from '../randomSource';
 import { readBenchArgs, type BenchCommand } from '../benchArgs';
 
 const MIB = 1024 * 1024;

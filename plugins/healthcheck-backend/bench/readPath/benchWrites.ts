@@ -21,7 +21,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
-import { randomSource } from '../../src/tooling/randomSource';
+import { randomSource } from '../randomSource';
 import { createTickClaims } from '../../src/claims/createTickClaims';
 import { DatabaseClaimStore } from '../../src/claims/DatabaseClaimStore';
 import { TickClaimer } from '../../src/claims/TickClaimer';

@@ -5,7 +5,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { randomSource } from '../../src/tooling/randomSource.ts';
+import { randomSource } from '../randomSource.ts';
 import { DueHeap } from '../../src/scheduler/DueHeap.ts';
 import { SliceScheduler } from '../../src/scheduler/SliceScheduler.ts';
 import {

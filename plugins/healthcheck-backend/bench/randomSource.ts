@@ -1,7 +1,6 @@
 /**
- * A small seeded generator (mulberry32), for tests and benchmarks: a
- * failing property names a seed that reproduces it, and a benchmark's data
- * is the same in every run.
+ * A small seeded generator (mulberry32), so a benchmark's data is the same
+ * in every run. (Property tests use fast-check.)
  */
 export function randomSource(seed: number) {
   let state = seed >>> 0;
