@@ -5,7 +5,6 @@ import {
   firstProbeWindowMs,
   gridPointAfter,
   gridPointAtOrAfter,
-  hashSliceId,
   missedTicks,
   nextTick,
   staggerOffsetMs,
@@ -80,30 +79,6 @@ function tenBuckets(values: number[], range: number): number[] {
   }
   return buckets;
 }
-
-describe('hashSliceId', () => {
-  it('is a pure function of the id, so every instance and restart agrees', () => {
-    expect(hashSliceId('check-1')).toBe(hashSliceId('check-1'));
-    // Pinned: a change here moves every slice to a new slot on upgrade.
-    expect(hashSliceId('check-1')).toBe(2242801739687509);
-    expect(hashSliceId('')).toBe(3809637064457906);
-  });
-
-  it('returns a non-negative safe integer of up to 53 bits', () => {
-    const anyId = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 200 }),
-      ...ID_SHAPES.map(([, ids]) => fc.constantFrom(...ids)),
-    );
-    fc.assert(
-      fc.property(anyId, id => {
-        const hash = hashSliceId(id);
-        expect(Number.isSafeInteger(hash)).toBe(true);
-        expect(hash).toBeGreaterThanOrEqual(0);
-      }),
-      { numRuns: 1_000 },
-    );
-  });
-});
 
 describe('staggerOffsetMs', () => {
   it.each(ID_SHAPES)(
