@@ -1,4 +1,4 @@
-import { renderTable } from '../admission/harness/harnessReport';
+import { renderTable } from '../tooling/renderTable';
 import type { ProbedShare, TickFigures } from './chaosFigures';
 
 /** What one scenario measured, for the table. @internal */

@@ -1,5 +1,5 @@
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
-import { Random, randomSource } from '../tooling/randomSource';
+import fc from 'fast-check';
 import {
   HeldSlice,
   isEmptyPlan,
@@ -220,97 +220,148 @@ describe('planReconcile, over random inputs', () => {
   ];
   const CHECKS = ['web', 'api', 'healthcheck:default/db'];
   const ENVIRONMENTS = ['production', 'staging', 'default'];
+  const KEYS = SYSTEMS.flatMap(systemRef =>
+    CHECKS.flatMap(checkId =>
+      ENVIRONMENTS.map(environment => ({ checkId, systemRef, environment })),
+    ),
+  );
+  const RUNS = 200;
 
-  function randomSlices(random: Random): Slice[] {
-    const slices: Slice[] = [];
-    for (const systemRef of SYSTEMS) {
-      for (const checkId of CHECKS) {
-        for (const environment of ENVIRONMENTS) {
-          if (random.chance(0.5)) {
-            slices.push(
-              slice(checkId, systemRef, environment, {
-                intervalMs: random.pick([5_000, 10_000, 60_000]),
-                timeoutMs: random.pick([1_000, 2_000]),
-                configHash: random.pick(['h1', 'h2', 'h3']),
-              }),
-            );
-          }
-        }
-      }
-    }
-    // Shuffle, so order carries no meaning.
-    for (let i = slices.length - 1; i > 0; i--) {
-      const j = random.int(i + 1);
-      [slices[i], slices[j]] = [slices[j], slices[i]];
-    }
-    return slices;
-  }
+  /** True `percent` of the time; shrinks to false. */
+  const chance = (percent: number) =>
+    fc.integer({ min: 0, max: 99 }).map(roll => roll >= 100 - percent);
+  const configHashArb = fc.constantFrom('h1', 'h2', 'h3');
+
+  /** About half of every key, in an order that carries no meaning. */
+  const slicesArb: fc.Arbitrary<Slice[]> = fc
+    .tuple(
+      ...KEYS.map(() =>
+        fc.option(
+          fc.record({
+            intervalMs: fc.constantFrom(5_000, 10_000, 60_000),
+            timeoutMs: fc.constantFrom(1_000, 2_000),
+            configHash: configHashArb,
+            order: fc.nat(),
+          }),
+          { nil: undefined, freq: 2 },
+        ),
+      ),
+    )
+    .map(picks =>
+      KEYS.flatMap((key, i) => {
+        const pick = picks[i];
+        if (!pick) return [];
+        const { order, ...fields } = pick;
+        return [
+          {
+            order,
+            slice: slice(key.checkId, key.systemRef, key.environment, fields),
+          },
+        ];
+      })
+        .sort((a, b) => a.order - b.order)
+        .map(entry => entry.slice),
+    );
 
   /** Mostly the same set with a few edits, as between two passes. */
-  function edited(random: Random, slices: Slice[]): Slice[] {
-    return slices
-      .filter(() => random.chance(0.9))
-      .map(s =>
-        random.chance(0.2)
-          ? {
-              ...s,
-              intervalMs: random.chance(0.5) ? s.intervalMs * 2 : s.intervalMs,
-              configHash: random.pick(['h1', 'h2', 'h3']),
-            }
-          : s,
-      )
-      .concat(randomSlices(random).filter(() => random.chance(0.1)))
-      .filter((s, i, all) => all.findIndex(o => o.id === s.id) === i);
+  function editedArb(slices: Slice[]): fc.Arbitrary<Slice[]> {
+    const edit = fc.record({
+      dropped: chance(10),
+      changed: chance(20),
+      doubled: fc.boolean(),
+      configHash: configHashArb,
+    });
+    return fc
+      .record({
+        edits: fc.array(edit, {
+          minLength: slices.length,
+          maxLength: slices.length,
+        }),
+        added: slicesArb,
+        addedKept: fc.array(chance(10), {
+          minLength: KEYS.length,
+          maxLength: KEYS.length,
+        }),
+      })
+      .map(({ edits, added, addedKept }) =>
+        slices
+          .flatMap((s, i) => {
+            const e = edits[i];
+            if (e.dropped) return [];
+            return e.changed
+              ? [
+                  {
+                    ...s,
+                    intervalMs: e.doubled ? s.intervalMs * 2 : s.intervalMs,
+                    configHash: e.configHash,
+                  },
+                ]
+              : [s];
+          })
+          .concat(added.filter((_, i) => addedKept[i]))
+          .filter((s, i, all) => all.findIndex(o => o.id === s.id) === i),
+      );
   }
 
-  const SEEDS = Array.from({ length: 200 }, (_, i) => i + 1);
+  const currentAndEditedArb = slicesArb.chain(current =>
+    fc.record({ current: fc.constant(current), desired: editedArb(current) }),
+  );
 
   it('yields exactly the desired slices when applied to the current ones', () => {
-    for (const seed of SEEDS) {
-      const random = randomSource(seed);
-      const current = randomSlices(random);
-      const desired = random.chance(0.5)
-        ? edited(random, current)
-        : randomSlices(random);
-      const plan = planReconcile({ desired, current });
-      expect({
-        seed,
-        held: asFields(applyPlan(current, plan).values()),
-      }).toEqual({ seed, held: asFields(desired) });
-      for (const { slice: next, previous, keepPhase } of plan.toReschedule) {
-        expect(keepPhase).toBe(next.intervalMs === previous.intervalMs);
-      }
-    }
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          currentAndEditedArb,
+          fc.record({ current: slicesArb, desired: slicesArb }),
+        ),
+        ({ current, desired }) => {
+          const plan = planReconcile({ desired, current });
+          expect(asFields(applyPlan(current, plan).values())).toEqual(
+            asFields(desired),
+          );
+          for (const {
+            slice: next,
+            previous,
+            keepPhase,
+          } of plan.toReschedule) {
+            expect(keepPhase).toBe(next.intervalMs === previous.intervalMs);
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
   });
 
   it('plans nothing for an unchanged set, in any order', () => {
-    for (const seed of SEEDS) {
-      const random = randomSource(seed);
-      const current = randomSlices(random);
-      const desired = [...current].reverse().map(s => ({ ...s }));
-      expect({
-        seed,
-        empty: isEmptyPlan(planReconcile({ desired, current })),
-      }).toEqual({ seed, empty: true });
-    }
+    fc.assert(
+      fc.property(slicesArb, current => {
+        const desired = [...current].reverse().map(s => ({ ...s }));
+        expect(isEmptyPlan(planReconcile({ desired, current }))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('changes only the scoped system, and brings it to the desired state', () => {
-    for (const seed of SEEDS) {
-      const random = randomSource(seed);
-      const current = randomSlices(random);
-      const desired = edited(random, current);
-      const systemRef = random.pick(SYSTEMS);
-      const plan = planReconcile({ desired, current, scope: { systemRef } });
-      const after = applyPlan(current, plan);
-      const expected = [
-        ...desired.filter(s => s.systemRef === systemRef),
-        ...current.filter(s => s.systemRef !== systemRef),
-      ];
-      expect({ seed, held: asFields(after.values()) }).toEqual({
-        seed,
-        held: asFields(expected),
-      });
-    }
+    fc.assert(
+      fc.property(
+        currentAndEditedArb,
+        fc.constantFrom(...SYSTEMS),
+        ({ current, desired }, systemRef) => {
+          const plan = planReconcile({
+            desired,
+            current,
+            scope: { systemRef },
+          });
+          const after = applyPlan(current, plan);
+          const expected = [
+            ...desired.filter(s => s.systemRef === systemRef),
+            ...current.filter(s => s.systemRef !== systemRef),
+          ];
+          expect(asFields(after.values())).toEqual(asFields(expected));
+        },
+      ),
+      { numRuns: RUNS },
+    );
   });
 });

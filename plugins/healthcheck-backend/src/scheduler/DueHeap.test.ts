@@ -1,4 +1,4 @@
-import { randomSource } from '../tooling/randomSource';
+import fc from 'fast-check';
 import { DueHeap } from './DueHeap';
 
 function drain<T>(heap: DueHeap<T>): Array<[number, number, T]> {
@@ -41,54 +41,92 @@ describe('DueHeap', () => {
     expect(heap.size).toBe(0);
   });
 
-  it('grows past its initial capacity and stays ordered (10,000 random entries)', () => {
-    const random = randomSource(42).next;
-    const heap = new DueHeap<number>(2);
-    const pushed: Array<[number, number]> = [];
-    for (let seq = 0; seq < 10_000; seq++) {
-      const dueAt = Math.floor(random() * 1_000);
-      heap.push(dueAt, seq, seq);
-      pushed.push([dueAt, seq]);
-    }
-    pushed.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    expect(drain(heap).map(([dueAt, seq]) => [dueAt, seq])).toEqual(pushed);
+  it('grows past its initial capacity and stays ordered (up to 10,000 random entries)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 999 }), {
+          minLength: 3,
+          maxLength: 10_000,
+          size: 'max',
+        }),
+        dueTimes => {
+          const heap = new DueHeap<number>(2);
+          const pushed = dueTimes.map((dueAt, seq): [number, number] => {
+            heap.push(dueAt, seq, seq);
+            return [dueAt, seq];
+          });
+          pushed.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+          expect(drain(heap).map(([dueAt, seq]) => [dueAt, seq])).toEqual(
+            pushed,
+          );
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 
   it('replaceTop equals pop then push', () => {
-    const random = randomSource(7).next;
-    const a = new DueHeap<number>();
-    const b = new DueHeap<number>();
-    for (let seq = 0; seq < 500; seq++) {
-      const dueAt = Math.floor(random() * 10_000);
-      a.push(dueAt, seq, seq);
-      b.push(dueAt, seq, seq);
-    }
-    for (let step = 0; step < 2_000; step++) {
-      const next = a.peekDueAt() + Math.floor(random() * 5_000);
-      const seq = a.peekSeq();
-      const item = a.peekItem() as number;
-      a.replaceTop(next, seq, item);
-      b.pop();
-      b.push(next, seq, item);
-      expect(a.peekDueAt()).toBe(b.peekDueAt());
-    }
-    expect(drain(a)).toEqual(drain(b));
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 9_999 }), {
+          minLength: 1,
+          maxLength: 500,
+          size: 'max',
+        }),
+        fc.array(fc.integer({ min: 0, max: 4_999 }), {
+          maxLength: 2_000,
+          size: 'max',
+        }),
+        (dueTimes, delays) => {
+          const a = new DueHeap<number>();
+          const b = new DueHeap<number>();
+          dueTimes.forEach((dueAt, seq) => {
+            a.push(dueAt, seq, seq);
+            b.push(dueAt, seq, seq);
+          });
+          for (const delay of delays) {
+            const next = a.peekDueAt() + delay;
+            const seq = a.peekSeq();
+            const item = a.peekItem() as number;
+            a.replaceTop(next, seq, item);
+            b.pop();
+            b.push(next, seq, item);
+            expect(a.peekDueAt()).toBe(b.peekDueAt());
+          }
+          expect(drain(a)).toEqual(drain(b));
+        },
+      ),
+      { numRuns: 50 },
+    );
   });
 
   it('retain keeps only accepted entries, in heap order, and counts the dropped', () => {
-    const heap = new DueHeap<{ live: boolean }>();
-    const random = randomSource(99).next;
-    const expected: number[] = [];
-    for (let seq = 0; seq < 1_000; seq++) {
-      const dueAt = Math.floor(random() * 100_000);
-      const live = seq % 3 === 0;
-      heap.push(dueAt, seq, { live });
-      if (live) expected.push(dueAt);
-    }
-    expect(heap.retain((_dueAt, _seq, item) => item.live)).toBe(666);
-    expect(heap.size).toBe(334);
-    expect(drain(heap).map(([dueAt]) => dueAt)).toEqual(
-      expected.sort((x, y) => x - y),
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            dueAt: fc.integer({ min: 0, max: 99_999 }),
+            live: fc.boolean(),
+          }),
+          { maxLength: 1_000, size: 'max' },
+        ),
+        entries => {
+          const heap = new DueHeap<{ live: boolean }>();
+          entries.forEach(({ dueAt, live }, seq) =>
+            heap.push(dueAt, seq, { live }),
+          );
+          const expected = entries
+            .filter(entry => entry.live)
+            .map(entry => entry.dueAt)
+            .sort((x, y) => x - y);
+          expect(heap.retain((_dueAt, _seq, item) => item.live)).toBe(
+            entries.length - expected.length,
+          );
+          expect(heap.size).toBe(expected.length);
+          expect(drain(heap).map(([dueAt]) => dueAt)).toEqual(expected);
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

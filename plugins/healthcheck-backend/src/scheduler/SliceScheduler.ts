@@ -13,11 +13,11 @@ import {
   FIRST_PROBE_WINDOW_CAP_MS,
   firstDueAt,
   gridPointAfter,
-  hashSliceId,
   missedTicks,
   nextTick,
   staggerOffsetMs,
 } from './tickGrid';
+import { stableHash } from '../hashing/stableHash';
 import { isValidSlice, sameOwnProperties } from './sliceChecks';
 import type {
   DueTick,
@@ -458,7 +458,7 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
     const { id, intervalMs } = slice;
     const live = this.#live.get(id);
     if (!live) {
-      const hash = hashSliceId(id);
+      const hash = stableHash(id);
       const offsetMs = staggerOffsetMs(id, intervalMs, hash);
       const dueAt = firstDueAt(
         intervalMs,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { HOUR_MS, summarizeHours } from '../history/aggregateRuns';
 import type { HistoryRun } from '../history/timeWeightedUptime';
 import { Interval } from './intervals';
@@ -202,55 +203,71 @@ describe('measureSlice', () => {
   });
 });
 
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+const RUN_SPACING_MS = 5 * MINUTE;
+
+/** One probe's outcome: mostly healthy; mostly fast, now and then slow. */
+const runOutcomeArb = fc.record({
+  status: fc.oneof(
+    { weight: 5, arbitrary: fc.constant('paused' as const) },
+    { weight: 25, arbitrary: fc.constant('unhealthy' as const) },
+    { weight: 10, arbitrary: fc.constant('degraded' as const) },
+    { weight: 60, arbitrary: fc.constant('healthy' as const) },
+  ),
+  // About a third of the hours miss a p95 of 300 ms, so the latency
+  // indicator sees both.
+  durationMs: fc.oneof(
+    { weight: 97, arbitrary: fc.integer({ min: 50, max: 249 }) },
+    { weight: 3, arbitrary: fc.integer({ min: 400, max: 899 }) },
+  ),
+});
+
+type RunOutcome = typeof runOutcomeArb extends fc.Arbitrary<infer T>
+  ? T
+  : never;
+
+/** Outcomes of a run every 5 minutes, for `hours` hours. */
+const runOutcomesArb = (hours: number) =>
+  fc.array(runOutcomeArb, {
+    minLength: (hours * HOUR_MS) / RUN_SPACING_MS,
+    maxLength: (hours * HOUR_MS) / RUN_SPACING_MS,
+  });
+
+/** A run every 5 minutes from `from`, one per outcome. */
+function runsFrom(from: number, outcomes: readonly RunOutcome[]): HistoryRun[] {
+  return outcomes.map(({ status, durationMs }, i): HistoryRun => {
+    const startedAt = from + i * RUN_SPACING_MS;
+    switch (status) {
+      case 'paused':
+        return { startedAt, status, outcome: null };
+      case 'unhealthy':
+        return { startedAt, status, outcome: 'fail', durationMs };
+      case 'degraded':
+        return { startedAt, status, outcome: 'degraded', durationMs };
+      default:
+        return { startedAt, status, outcome: 'pass', durationMs };
+    }
+  });
 }
 
-/** A run every 5 minutes over `[from, to)`, outcomes and durations random. */
-function randomRuns(random: () => number, from: number, to: number) {
-  const generated: HistoryRun[] = [];
-  for (let time = from; time < to; time += 5 * MINUTE) {
-    const roll = random();
-    // Mostly fast, now and then slow: about a third of the hours miss a
-    // p95 of 300 ms, so the latency indicator sees both.
-    const durationMs = Math.floor(
-      random() < 0.97 ? 50 + random() * 200 : 400 + random() * 500,
-    );
-    if (roll < 0.05) {
-      generated.push({ startedAt: time, status: 'paused', outcome: null });
-    } else if (roll < 0.3) {
-      generated.push({
-        startedAt: time,
-        status: 'unhealthy',
-        outcome: 'fail',
-        durationMs,
-      });
-    } else if (roll < 0.4) {
-      generated.push({
-        startedAt: time,
-        status: 'degraded',
-        outcome: 'degraded',
-        durationMs,
-      });
-    } else {
-      generated.push({
-        startedAt: time,
-        status: 'healthy',
-        outcome: 'pass',
-        durationMs,
-      });
-    }
-  }
-  return generated;
-}
+/**
+ * A history of 3 to 8 hours, where whole hours of excluded time go, and
+ * the runs of that time were it in maintenance.
+ */
+const excludedTimeArb = fc
+  .record({
+    hours: fc.integer({ min: 3, max: 8 }),
+    addedHours: fc.integer({ min: 1, max: 3 }),
+  })
+  .chain(({ hours, addedHours }) =>
+    fc.record({
+      hours: fc.constant(hours),
+      addedHours: fc.constant(addedHours),
+      // Inserted at an hour inside the range.
+      insertAtHour: fc.integer({ min: 1, max: hours - 1 }),
+      history: runOutcomesArb(hours),
+      inMaintenance: runOutcomesArb(addedHours),
+    }),
+  );
 
 function attainment(
   history: SloSliceHistory,
@@ -276,74 +293,68 @@ function aggregated(
   };
 }
 
-describe('attainment when only excluded time is added (seeded property)', () => {
+describe('attainment when only excluded time is added (property)', () => {
   const indicators = { availability, occurrences, latencyP95Below300ms };
 
   it.each(Object.entries(indicators))(
     'never changes, for %s, whether the time is paused or in maintenance, from runs or from hours',
     (_name, indicator) => {
-      for (let seed = 1; seed <= 60; seed++) {
-        const random = seededRandom(seed);
-        const hours = 3 + Math.floor(random() * 6);
-        const range = { from: T0, to: T0 + hours * HOUR_MS };
-        const history = randomRuns(random, range.from, range.to);
-        // Insert whole hours of excluded time at an hour inside the range.
-        const insertAt =
-          T0 + (1 + Math.floor(random() * (hours - 1))) * HOUR_MS;
-        const added = (1 + Math.floor(random() * 3)) * HOUR_MS;
-        const shifted = history.map(run =>
-          run.startedAt >= insertAt
-            ? { ...run, startedAt: run.startedAt + added }
-            : run,
-        );
-        const longer = { from: range.from, to: range.to + added };
-        const gap = { from: insertAt, to: insertAt + added };
-        const paused = [...shifted, pauseMarkerAt(insertAt)];
-        // In maintenance the probes go on, and anything may happen.
-        const inMaintenance = [
-          ...shifted,
-          ...randomRuns(random, gap.from, gap.to),
-        ];
+      fc.assert(
+        fc.property(excludedTimeArb, scenario => {
+          const range = { from: T0, to: T0 + scenario.hours * HOUR_MS };
+          const history = runsFrom(range.from, scenario.history);
+          const insertAt = T0 + scenario.insertAtHour * HOUR_MS;
+          const added = scenario.addedHours * HOUR_MS;
+          const shifted = history.map(run =>
+            run.startedAt >= insertAt
+              ? { ...run, startedAt: run.startedAt + added }
+              : run,
+          );
+          const longer = { from: range.from, to: range.to + added };
+          const gap = { from: insertAt, to: insertAt + added };
+          const paused = [...shifted, pauseMarkerAt(insertAt)];
+          // In maintenance the probes go on, and anything may happen.
+          const inMaintenance = [
+            ...shifted,
+            ...runsFrom(gap.from, scenario.inMaintenance),
+          ];
 
-        const before = attainment(rawOnly(history, range), range, indicator);
-        const context = `seed ${seed}`;
-        expect({ context, value: before }).toEqual({
-          context,
-          value: expect.any(Number),
-        });
-        for (const [variant, value] of [
-          [
-            'paused, raw',
-            attainment(rawOnly(paused, longer), longer, indicator),
-          ],
-          [
-            'maintenance, raw',
-            attainment(
-              { ...rawOnly(inMaintenance, longer), excluded: [gap] },
-              longer,
-              indicator,
-            ),
-          ],
-          [
-            'paused, hours',
-            attainment(aggregated(paused, longer, []), longer, indicator),
-          ],
-          [
-            'maintenance, hours',
-            attainment(
-              aggregated(inMaintenance, longer, [gap]),
-              longer,
-              indicator,
-            ),
-          ],
-        ] as const) {
-          expect({ context, variant, value }).toEqual({
-            context,
-            variant,
-            value: expect.closeTo(before!, 12),
-          });
-        }
-      }
+          const before = attainment(rawOnly(history, range), range, indicator);
+          expect(before).toEqual(expect.any(Number));
+          for (const [variant, value] of [
+            [
+              'paused, raw',
+              attainment(rawOnly(paused, longer), longer, indicator),
+            ],
+            [
+              'maintenance, raw',
+              attainment(
+                { ...rawOnly(inMaintenance, longer), excluded: [gap] },
+                longer,
+                indicator,
+              ),
+            ],
+            [
+              'paused, hours',
+              attainment(aggregated(paused, longer, []), longer, indicator),
+            ],
+            [
+              'maintenance, hours',
+              attainment(
+                aggregated(inMaintenance, longer, [gap]),
+                longer,
+                indicator,
+              ),
+            ],
+          ] as const) {
+            expect({ variant, value }).toEqual({
+              variant,
+              value: expect.closeTo(before!, 12),
+            });
+          }
+        }),
+        { numRuns: 60 },
+      );
     },
   );
 });

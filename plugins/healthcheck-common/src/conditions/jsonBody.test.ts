@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import {
   JsonNumberText,
   countCharacters,
@@ -58,35 +59,61 @@ describe('mayChangeAsDouble', () => {
   );
 
   it('never lets through a JSON number that a double writes differently', () => {
-    // Seeded linear congruential generator: reproducible random numbers.
-    let seed = 12345;
-    const below = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      // The high bits: the low ones of this generator repeat quickly.
-      return Math.floor((seed / 2147483648) * n);
-    };
     // Zeros half the time: runs of them are where doubles change text.
-    const digits = (count: number) =>
-      Array.from({ length: count }, () =>
-        below(2) === 0 ? '0' : String(below(10)),
-      ).join('');
-    const missed: string[] = [];
-    for (let run = 0; run < 50_000; run++) {
-      const whole =
-        below(4) === 0 ? '0' : `${1 + below(9)}${digits(below(24))}`;
-      const fraction = below(2) === 0 ? '' : `.${digits(1 + below(24))}`;
-      const exponent =
-        below(8) === 0 ? `e${below(2) ? '-' : ''}${below(30)}` : '';
-      const text = `${below(3) === 0 ? '-' : ''}${whole}${fraction}${exponent}`;
-      // -0 is written 0, which it equals anyway.
-      const written = Object.is(JSON.parse(text), -0)
-        ? '-0'
-        : String(JSON.parse(text));
-      if (!mayChangeAsDouble(text) && written !== text) {
-        missed.push(text);
-      }
-    }
-    expect(missed).toEqual([]);
+    const digits = (minLength: number, maxLength: number) =>
+      fc
+        .array(
+          fc.oneof(
+            fc.constant('0'),
+            fc.integer({ min: 0, max: 9 }).map(String),
+          ),
+          { minLength, maxLength, size: 'max' },
+        )
+        .map(list => list.join(''));
+    const numberText = fc
+      .record({
+        sign: fc.oneof(
+          { weight: 2, arbitrary: fc.constant('') },
+          { weight: 1, arbitrary: fc.constant('-') },
+        ),
+        whole: fc.oneof(
+          { weight: 1, arbitrary: fc.constant('0') },
+          {
+            weight: 3,
+            arbitrary: fc
+              .tuple(fc.integer({ min: 1, max: 9 }), digits(0, 23))
+              .map(([first, rest]) => `${first}${rest}`),
+          },
+        ),
+        fraction: fc.oneof(
+          fc.constant(''),
+          digits(1, 24).map(fraction => `.${fraction}`),
+        ),
+        exponent: fc.oneof(
+          { weight: 7, arbitrary: fc.constant('') },
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(fc.boolean(), fc.integer({ min: 0, max: 29 }))
+              .map(([minus, power]) => `e${minus ? '-' : ''}${power}`),
+          },
+        ),
+      })
+      .map(
+        ({ sign, whole, fraction, exponent }) =>
+          `${sign}${whole}${fraction}${exponent}`,
+      );
+    fc.assert(
+      fc.property(numberText, text => {
+        // -0 is written 0, which it equals anyway.
+        const written = Object.is(JSON.parse(text), -0)
+          ? '-0'
+          : String(JSON.parse(text));
+        const missed = !mayChangeAsDouble(text) && written !== text;
+        expect({ written, missed }).toEqual({ written, missed: false });
+      }),
+      { numRuns: 50_000 },
+    );
   });
 });
 

@@ -1,9 +1,20 @@
+import fc from 'fast-check';
 import {
   DurationParseError,
   formatDuration,
   formatDurationMs,
   parseDuration,
+  readGoDuration,
 } from './duration';
+
+/** parseDuration's milliseconds, or undefined where it refuses the text. */
+function strictly(text: string): number | undefined {
+  try {
+    return parseDuration(text);
+  } catch {
+    return undefined;
+  }
+}
 
 describe('parseDuration', () => {
   it.each([
@@ -34,6 +45,9 @@ describe('parseDuration', () => {
     ['5s ', 'expected a number at position 2, found " "'],
     ['ten seconds', 'expected a number at position 0, found "t"'],
     ['1.0005s', '"1.0005s" is not a whole number of milliseconds'],
+    ['1.s', '"1.s" at position 0 has no digits after its point'],
+    ['.5s', 'expected a number at position 0, found "."'],
+    ['10constructor', 'unknown unit "constructor" at position 2'],
     ['9999999999999h', 'it is too long to be an interval'],
   ])('refuses %j: %s', (text, reason) => {
     expect(() => parseDuration(text)).toThrow(DurationParseError);
@@ -79,6 +93,63 @@ describe('formatDuration', () => {
     for (let ms = 0; ms < 4_000_000; ms += 7_919) {
       expect(parseDuration(formatDuration(ms))).toBe(ms);
     }
+  });
+});
+
+describe('readGoDuration', () => {
+  it.each([
+    ['500ms', 500],
+    ['1h30m', 5_400_000],
+    ['-1.5s', -1_500],
+    ['+1m', 60_000],
+    ['1.s', 1_000],
+    ['.5s', 500],
+    ['250us', 0.25],
+    ['1µs', 0.001],
+    ['100ns', 0.0001],
+  ])('reads %s as %d ms, as Gatus does', (text, ms) => {
+    expect(readGoDuration(text)).toBeCloseTo(ms, 12);
+  });
+
+  it.each([
+    '',
+    '-',
+    '1',
+    '.s',
+    '1msx',
+    '5s ',
+    ' 5s',
+    '--5s',
+    '1d',
+    '1constructor',
+  ])('reads %j as no duration', text => {
+    expect(readGoDuration(text)).toBeUndefined();
+  });
+
+  it('agrees with parseDuration on every duration that parseDuration reads', () => {
+    const component = fc
+      .record({
+        integer: fc.integer({ min: 0, max: 9_999 }),
+        fraction: fc.option(fc.integer({ min: 0, max: 999 }).map(String)),
+        unit: fc.constantFrom('ms', 's', 'm', 'h'),
+      })
+      .map(
+        ({ integer, fraction, unit }) =>
+          `${integer}${fraction === null ? '' : `.${fraction}`}${unit}`,
+      );
+    fc.assert(
+      fc.property(
+        fc.array(component, { minLength: 1, maxLength: 4 }),
+        components => {
+          const text = components.join('');
+          const strict = strictly(text);
+          fc.pre(strict !== undefined);
+          // Gatus reads in floating point: the same up to its rounding.
+          const error = Math.abs(readGoDuration(text)! - strict!);
+          expect(error).toBeLessThanOrEqual(strict! * 1e-12);
+        },
+      ),
+    );
   });
 });
 

@@ -28,10 +28,34 @@ const MILLISECONDS_PER_UNIT: Readonly<Record<string, bigint>> =
     ]),
   );
 
-// A whole operand in Go's syntax, and one component of it.
-const GO_DURATION =
-  /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
-const GO_DURATION_COMPONENT = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
+/** One `<number><unit>` of Go's syntax, as written. */
+interface GoComponent {
+  written: string;
+  integerDigits: string;
+  /** Undefined without a point. */
+  fractionDigits?: string;
+  /** Any run of letters: each reader checks it against its units. */
+  unit: string;
+}
+
+const GO_COMPONENT = /(\d*)(?:\.(\d*))?([a-zA-Zµμ]*)/y;
+
+/**
+ * The component of Go's duration syntax that starts at `position`, the one
+ * tokenizer of both readers below; undefined where no number starts.
+ */
+function goComponentAt(
+  text: string,
+  position: number,
+): GoComponent | undefined {
+  GO_COMPONENT.lastIndex = position;
+  const match = GO_COMPONENT.exec(text);
+  if (!match || (match[1] === '' && !match[2])) {
+    return undefined;
+  }
+  const [written, integerDigits, fractionDigits, unit] = match;
+  return { written, integerDigits, fractionDigits, unit };
+}
 
 const DURATION_HINT = 'use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m';
 
@@ -72,13 +96,11 @@ export function parseDuration(text: string): number {
   if (text === '') {
     throw new DurationParseError(text, `it is empty (${DURATION_HINT})`);
   }
-  const component = /(\d+)(?:\.(\d+))?([a-zA-Zµμ]*)/y;
   let total = 0n;
   let position = 0;
   while (position < text.length) {
-    component.lastIndex = position;
-    const match = component.exec(text);
-    if (!match) {
+    const component = goComponentAt(text, position);
+    if (!component || component.integerDigits === '') {
       throw new DurationParseError(
         text,
         `expected a number at position ${position}, found ${JSON.stringify(
@@ -86,21 +108,31 @@ export function parseDuration(text: string): number {
         )} (${DURATION_HINT})`,
       );
     }
-    const [whole, integerDigits, fractionDigits = '', unit] = match;
+    const { written, integerDigits, fractionDigits = '', unit } = component;
+    if (component.fractionDigits === '') {
+      throw new DurationParseError(
+        text,
+        `${JSON.stringify(
+          written,
+        )} at position ${position} has no digits after its point (${DURATION_HINT})`,
+      );
+    }
     if (unit === '') {
       throw new DurationParseError(
         text,
         `${JSON.stringify(
-          whole,
+          written,
         )} at position ${position} has no unit (${DURATION_HINT})`,
       );
     }
-    const unitMs = MILLISECONDS_PER_UNIT[unit];
+    const unitMs = Object.hasOwn(MILLISECONDS_PER_UNIT, unit)
+      ? MILLISECONDS_PER_UNIT[unit]
+      : undefined;
     if (unitMs === undefined) {
       throw new DurationParseError(
         text,
         `unknown unit ${JSON.stringify(unit)} at position ${
-          position + whole.length - unit.length
+          position + written.length - unit.length
         } (${DURATION_HINT})`,
       );
     }
@@ -109,11 +141,11 @@ export function parseDuration(text: string): number {
     if (scaledMs % scale !== 0n) {
       throw new DurationParseError(
         text,
-        `${JSON.stringify(whole)} is not a whole number of milliseconds`,
+        `${JSON.stringify(written)} is not a whole number of milliseconds`,
       );
     }
     total += scaledMs / scale;
-    position += whole.length;
+    position += written.length;
   }
   if (total > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new DurationParseError(text, 'it is too long to be an interval');
@@ -155,12 +187,22 @@ export function formatDuration(ms: number): string {
  * @internal
  */
 export function readGoDuration(text: string): number | undefined {
-  if (!GO_DURATION.test(text)) {
+  const signed = text.startsWith('-') || text.startsWith('+');
+  let position = signed ? 1 : 0;
+  if (position === text.length) {
     return undefined;
   }
   let total = 0;
-  for (const [, amount, unit] of text.matchAll(GO_DURATION_COMPONENT)) {
-    total += Number(amount) * GO_UNIT_MS[unit];
+  while (position < text.length) {
+    const component = goComponentAt(text, position);
+    if (!component || !Object.hasOwn(GO_UNIT_MS, component.unit)) {
+      return undefined;
+    }
+    const { integerDigits, fractionDigits, unit } = component;
+    total +=
+      Number(`${integerDigits || '0'}.${fractionDigits || '0'}`) *
+      GO_UNIT_MS[unit];
+    position += component.written.length;
   }
   return text.startsWith('-') ? -total : total;
 }

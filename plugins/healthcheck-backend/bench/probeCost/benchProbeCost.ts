@@ -1,0 +1,460 @@
+/*
+ * bench:probe-cost — what a probe costs, against Prometheus'
+ * blackbox_exporter, and what one instance carries (issue 17, sections 3
+ * and 5). Linux only: CPU is read from /proc.
+ *
+ *   yarn bench:probe-cost [--only cost|max-rate|time-to-know] [--rate 500]
+ *     [--systems 1000] [--environments 10] [--windows 3] [--window 15]
+ *
+ * One Vigil backend runs in a process of its own on a PostgreSQL database
+ * made for the run, with `systems × environments` slices (10k by default)
+ * probing a loopback target that answers a small JSON body, at an interval
+ * chosen so that they offer `rate` probes per second. Each probe goes the
+ * whole run path: scheduler, claim, bulkhead, http probe, conditions, judge,
+ * batched writes, follow-up.
+ *
+ * - cost: the instance's CPU per completed probe over `windows` windows,
+ *   then (its checks paused) blackbox_exporter's, driven by a load generator
+ *   in a process of its own at the same rate against the same target with an
+ *   equivalent module. Both open a connection per probe.
+ * - time-to-know: with that load running, 50 targets start failing one after
+ *   another; how long until the systems route shows each environment
+ *   unhealthy and its notification is sent.
+ * - max-rate: the interval is shortened step by step; the highest rate with
+ *   queue wait p99 ≤ 250 ms and ≥ 99% of the ticks run.
+ */
+import { mkdtempSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readBenchArgs, type BenchCommand } from '../benchArgs';
+import { DEFAULT_POSTGRES_URL, openPostgres } from '../benchDatabases';
+import { DEFAULT_STATUS_THRESHOLDS } from '../../src/judge/sliceStatus';
+import { BlackboxExporter, ensureBlackboxExporter } from './blackboxExporter';
+import { processCpuSeconds, startCpuSpan } from '../cpuUsage';
+import { LoadGenerator } from '../loadGenerator';
+import {
+  environmentName,
+  ProbeCostInstance,
+  systemName,
+} from './probeCostInstance';
+import {
+  type CostWindow,
+  type FailureTiming,
+  highestSustainedRate,
+  type RateStep,
+  renderCostTable,
+  renderRateTable,
+  renderTimeToKnowTable,
+} from './probeCostReport';
+import { ProbeTarget, UP_BODY_PATTERN } from './probeTarget';
+
+const MODES = ['cost', 'time-to-know', 'max-rate'] as const;
+type Mode = (typeof MODES)[number];
+
+interface Settings {
+  modes: Mode[];
+  rate: number;
+  systems: number;
+  environments: number;
+  windows: number;
+  windowSeconds: number;
+  failures: number;
+  /** Offered rates of the ramp, as multiples of `rate`. */
+  rampFactors: number[];
+}
+
+/** Runs written behind their probes have landed this long after. */
+const WRITE_SETTLE_MS = 3_000;
+/** After the slices' first runs, before measuring: a new slice's first probe comes within 5 s. */
+const SETTLE_MS = 5_000;
+/** Between two failures of the time-to-know mode. */
+const FAILURE_SPACING_MS = 1_000;
+/** How often the systems route is asked about a failing environment. */
+const STATUS_POLL_MS = 500;
+/** blackbox_exporter's driver: enough connections that none waits. */
+const DRIVER_CONNECTIONS = 32;
+
+function log(line: string): void {
+  process.stderr.write(`[probe-cost] ${line}\n`);
+}
+
+const COMMAND: BenchCommand = {
+  command: 'yarn bench:probe-cost',
+  flags: {
+    only: { value: MODES.join('|') },
+    rate: { value: 'PER_S' },
+    systems: { value: 'N' },
+    environments: { value: 'N' },
+    windows: { value: 'N' },
+    window: { value: 'S' },
+    failures: { value: 'N' },
+  },
+};
+
+function parseSettings(argv: readonly string[]): Settings {
+  return readBenchArgs(argv, COMMAND, args => {
+    const only = args.oneOf('only', MODES);
+    return {
+      modes: only ? [only] : [...MODES],
+      rate: args.number('rate', 500, { above: 0 }),
+      systems: args.whole('systems', 1000),
+      environments: args.whole('environments', 10),
+      windows: args.whole('windows', 3),
+      windowSeconds: args.number('window', 15, { above: 0 }),
+      failures: args.whole('failures', 50),
+      rampFactors: [1, 2, 3, 4, 5, 6],
+    };
+  });
+}
+
+/** The interval at which `slices` slices offer `rate` probes per second. */
+function intervalFor(slices: number, rate: number): number {
+  return Math.round((slices / rate) * 1000);
+}
+
+/** CPU of one process over a window of `seconds`, and what it did meanwhile. */
+async function measureProcess(
+  pid: number,
+  seconds: number,
+  postgresPids?: () => Promise<Set<string>>,
+): Promise<{
+  from: number;
+  to: number;
+  cpuSeconds: number;
+  postgresCpuSeconds?: number;
+  machineCores: number;
+}> {
+  const pgPids = await postgresPids?.();
+  const span = startCpuSpan(pgPids);
+  const cpuBefore = processCpuSeconds(pid);
+  const from = Date.now();
+  await sleep(seconds * 1000);
+  const to = Date.now();
+  const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
+  const cores = span(await postgresPids?.());
+  return {
+    from,
+    to,
+    cpuSeconds,
+    postgresCpuSeconds: postgresPids
+      ? (cores.postgresCores * (to - from)) / 1000
+      : undefined,
+    machineCores: cores.machineCores,
+  };
+}
+
+async function measureVigil(
+  vigil: ProbeCostInstance,
+  settings: Settings,
+  databaseName: string,
+): Promise<CostWindow[]> {
+  const windows: CostWindow[] = [];
+  for (let i = 0; i < settings.windows; i++) {
+    const transactionsBefore = await vigil.transactions(databaseName);
+    const span = await measureProcess(vigil.pid, settings.windowSeconds, () =>
+      vigil.postgresPids(databaseName),
+    );
+    // PostgreSQL flushes its statistics about once a second, at both ends.
+    const transactions =
+      (await vigil.transactions(databaseName)) - transactionsBefore;
+    await sleep(WRITE_SETTLE_MS);
+    const runs = await vigil.runsStartedIn(span.from, span.to);
+    windows.push({
+      cpuSeconds: span.cpuSeconds,
+      postgresCpuSeconds: span.postgresCpuSeconds,
+      transactions,
+      probes: runs.length,
+      seconds: (span.to - span.from) / 1000,
+    });
+    log(
+      `  Vigil window ${i + 1}: ${
+        runs.length
+      } probes, ${span.cpuSeconds.toFixed(
+        2,
+      )} CPU s, PostgreSQL ${span.postgresCpuSeconds?.toFixed(
+        2,
+      )} CPU s, ${transactions} transactions`,
+    );
+  }
+  return windows;
+}
+
+async function measureBlackbox(
+  target: ProbeTarget,
+  settings: Settings,
+): Promise<CostWindow[]> {
+  const exporter = await BlackboxExporter.start({
+    binary: ensureBlackboxExporter(log),
+    bodyPattern: UP_BODY_PATTERN,
+  });
+  const load = LoadGenerator.start();
+  try {
+    const probed = target.url(systemName(0), environmentName(0));
+    if (!(await exporter.probeOnce(probed))) {
+      throw new Error(`blackbox_exporter's module fails against ${probed}`);
+    }
+    const windows: CostWindow[] = [];
+    for (let i = 0; i < settings.windows; i++) {
+      const cpuBefore = processCpuSeconds(exporter.pid);
+      const result = await load.run({
+        url: `http://127.0.0.1:${exporter.port}`,
+        prefix: '',
+        endpoint: 'floor',
+        path: exporter.probePath(probed),
+        pick: 'cycle',
+        range: 1,
+        connections: DRIVER_CONNECTIONS,
+        seconds: settings.windowSeconds,
+        rate: settings.rate,
+      });
+      const cpuSeconds = processCpuSeconds(exporter.pid) - cpuBefore;
+      const probes = result.statusCodes['200'] ?? 0;
+      windows.push({ cpuSeconds, probes, seconds: result.seconds });
+      log(
+        `  blackbox window ${i + 1}: ${probes} probes (${
+          result.errors
+        } errors), ${cpuSeconds.toFixed(
+          2,
+        )} CPU s, driver p99 ${result.p99Ms.toFixed(1)} ms`,
+      );
+    }
+    return windows;
+  } finally {
+    await load.stop();
+    await exporter.stop();
+  }
+}
+
+async function timeToKnow(
+  vigil: ProbeCostInstance,
+  target: ProbeTarget,
+  settings: Settings,
+): Promise<FailureTiming[]> {
+  const timings = new Map<string, FailureTiming>();
+  const pending = new Set<string>();
+  let failing = true;
+  // One poller for every failure shown so far: it asks about each failing
+  // environment not yet shown unhealthy.
+  const poller = (async () => {
+    while (failing || pending.size > 0) {
+      await Promise.all(
+        [...pending].map(async key => {
+          const [system, environment] = key.split('/');
+          if (
+            (await vigil.environmentStatus(system, environment)) === 'unhealthy'
+          ) {
+            timings.get(key)!.shownAt ??= Date.now();
+            pending.delete(key);
+          }
+        }),
+      );
+      await sleep(STATUS_POLL_MS);
+    }
+  })();
+  const step = Math.max(
+    1,
+    Math.floor((settings.systems * settings.environments) / settings.failures),
+  );
+  const deadlineAfterLast =
+    intervalFor(settings.systems * settings.environments, settings.rate) *
+      DEFAULT_STATUS_THRESHOLDS.failure +
+    30_000;
+  for (let i = 0; i < settings.failures; i++) {
+    // Spread over systems and environments: slice i·step.
+    const slice = i * step;
+    const system = systemName(
+      Math.floor(slice / settings.environments) % settings.systems,
+    );
+    const environment = environmentName(slice % settings.environments);
+    const key = `${system}/${environment}`;
+    target.fail(system, environment);
+    timings.set(key, { failedAt: Date.now() });
+    pending.add(key);
+    await sleep(FAILURE_SPACING_MS);
+  }
+  const deadline = Date.now() + deadlineAfterLast;
+  while (pending.size > 0 && Date.now() < deadline) {
+    await sleep(500);
+  }
+  failing = false;
+  pending.clear();
+  await poller;
+  // Notifications are appended as they are sent; one more write settles.
+  await sleep(WRITE_SETTLE_MS);
+  const notified = vigil.unhealthyNotifications();
+  return [...timings].map(([key, timing]) => ({
+    ...timing,
+    notifiedAt: notified.get(key),
+  }));
+}
+
+async function rampRate(
+  vigil: ProbeCostInstance,
+  settings: Settings,
+  databaseName: string,
+): Promise<RateStep[]> {
+  const slices = settings.systems * settings.environments;
+  const steps: RateStep[] = [];
+  for (const factor of settings.rampFactors) {
+    const rate = settings.rate * factor;
+    const intervalMs = intervalFor(slices, rate);
+    // The checks are rewritten over one new interval; a few more seconds
+    // for the last ones' slices to settle on its grid.
+    await vigil.writeChecks(intervalMs);
+    await sleep(intervalMs + SETTLE_MS);
+    // Whole intervals: every slice is due the same number of times in it.
+    const periods = Math.max(
+      1,
+      Math.round((settings.windowSeconds * 1000) / intervalMs),
+    );
+    const span = await measureProcess(
+      vigil.pid,
+      (periods * intervalMs) / 1000,
+      () => vigil.postgresPids(databaseName),
+    );
+    await sleep(WRITE_SETTLE_MS);
+    const runs = await vigil.runsDueIn(span.from, span.to);
+    const seconds = (span.to - span.from) / 1000;
+    const step: RateStep = {
+      rate,
+      due: Math.round((slices * (span.to - span.from)) / intervalMs),
+      queueWaitsMs: runs.map(run => run.startedAt - run.scheduledAt),
+      vigilCores: span.cpuSeconds / seconds,
+      postgresCores: (span.postgresCpuSeconds ?? NaN) / seconds,
+      machineCores: span.machineCores,
+    };
+    steps.push(step);
+    log(`  ${rate} probes/s: ${runs.length} of ${step.due} due ticks ran`);
+    if (highestSustainedRate(steps) !== rate) {
+      break;
+    }
+  }
+  return steps;
+}
+
+/** Every slice's first run, or a warning that the machine is too busy. */
+async function waitForEverySlice(
+  vigil: ProbeCostInstance,
+  slices: number,
+  since: number,
+): Promise<void> {
+  const ran = await vigil.waitForRuns(slices, since);
+  if (ran < slices) {
+    log(
+      `WARNING: only ${ran} of ${slices} slices ran within the wait (load average ${loadavg()
+        .map(load => load.toFixed(1))
+        .join(', ')} on ${
+        cpus().length
+      } cores); the figures below are of an overloaded machine`,
+    );
+  }
+}
+
+async function main(settings: Settings): Promise<number> {
+  const outputDir = mkdtempSync(path.join(tmpdir(), 'vigil-probe-cost-'));
+  const slices = settings.systems * settings.environments;
+  const intervalMs = intervalFor(slices, settings.rate);
+  const database = await openPostgres(DEFAULT_POSTGRES_URL);
+  if ('unreachable' in database) {
+    throw new Error(`PostgreSQL is needed: ${database.unreachable}`);
+  }
+  const target = await ProbeTarget.start();
+  let vigil: ProbeCostInstance | undefined;
+  const stopNow = () => {
+    vigil?.killNow();
+    process.exit(130);
+  };
+  process.once('SIGINT', stopNow);
+  process.once('SIGTERM', stopNow);
+  const out: string[] = [];
+  let met = true;
+  try {
+    log(
+      `${database.description}; ${cpus().length} cores; logs in ${outputDir}`,
+    );
+    vigil = await ProbeCostInstance.start({
+      outputDir,
+      postgresUrl: DEFAULT_POSTGRES_URL,
+      databaseName: database.databaseName!,
+      knex: database.knex,
+      target,
+      systems: settings.systems,
+      environments: settings.environments,
+    });
+    const madeAt = Date.now();
+    await vigil.writeChecks(intervalMs);
+    log(
+      `${slices} slices every ${intervalMs} ms (${settings.rate} probes/s); waiting for every slice's first run`,
+    );
+    await waitForEverySlice(vigil, slices, madeAt);
+    await sleep(SETTLE_MS);
+
+    if (settings.modes.includes('cost')) {
+      log('cost: Vigil');
+      const vigilWindows = await measureVigil(
+        vigil,
+        settings,
+        database.databaseName!,
+      );
+      log('cost: blackbox_exporter (Vigil paused)');
+      await vigil.writeChecks(intervalMs, true);
+      const blackboxWindows = await measureBlackbox(target, settings);
+      const resumedAt = Date.now();
+      await vigil.writeChecks(intervalMs);
+      await waitForEverySlice(vigil, slices, resumedAt);
+      await sleep(SETTLE_MS);
+      const table = renderCostTable({
+        rate: settings.rate,
+        vigil: vigilWindows,
+        blackbox: blackboxWindows,
+        keepAlive:
+          'not applicable: the http probe opens a connection per probe by design',
+      });
+      met &&= table.met !== false;
+      out.push(
+        `### CPU per probe, ${slices} slices on PostgreSQL, medians of ${settings.windows} windows of ${settings.windowSeconds} s\n\n${table.text}`,
+      );
+    }
+    if (settings.modes.includes('time-to-know')) {
+      log(`time-to-know: ${settings.failures} targets start failing`);
+      const timings = await timeToKnow(vigil, target, settings);
+      const table = renderTimeToKnowTable({
+        timings,
+        intervalMs,
+        failureThreshold: DEFAULT_STATUS_THRESHOLDS.failure,
+      });
+      met &&= table.met;
+      out.push(
+        `### Time to know, ${slices} slices at ${
+          settings.rate
+        } probes/s (interval ${intervalMs / 1000} s, failure threshold ${
+          DEFAULT_STATUS_THRESHOLDS.failure
+        }), ${settings.failures} failures\n\n${table.text}`,
+      );
+    }
+    if (settings.modes.includes('max-rate')) {
+      log('max-rate: shortening the interval');
+      const steps = await rampRate(vigil, settings, database.databaseName!);
+      out.push(
+        `### Rates one instance sustains, ${slices} slices on PostgreSQL, windows of whole intervals (about ${
+          settings.windowSeconds
+        } s)\n\n${renderRateTable(steps)}`,
+      );
+    }
+  } finally {
+    await vigil?.stop();
+    await target.close();
+    await database.close();
+  }
+  process.stdout.write(`${out.join('\n\n')}\n`);
+  return met ? 0 : 1;
+}
+
+main(parseSettings(process.argv.slice(2))).then(
+  code => process.exit(code),
+  error => {
+    process.stderr.write(`${error?.stack ?? error}\n`);
+    process.exit(2);
+  },
+);
