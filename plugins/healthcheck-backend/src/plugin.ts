@@ -22,19 +22,19 @@ import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readDeploymentKey } from './database/deploymentKeys';
-import { createProbingInstance } from './wiring/createProbingInstance';
-import { createRunCheckNow } from './executor/runCheckNow';
+import { createInstanceRunner } from './runs/createInstanceRunner';
+import { createRunCheckNow } from './runs/runCheckNow';
 import {
   readRunNowRateSettings,
   RunNowRateLimiter,
-} from './executor/runNowRateLimit';
+} from './runs/runNowRateLimit';
 import { createBuiltinProbeTypes } from './probes/builtinProbeTypes';
 import { CaresAddressResolver } from './probes/CaresAddressResolver';
 import { readNetworkPolicy } from './probes/networkGuard';
 import { ProbeTypeRegistry } from './probes/ProbeTypeRegistry';
 import { DatabaseSliceStore } from './database/DatabaseSliceStore';
 import { DatabaseStateStore } from './database/DatabaseStateStore';
-import { CachedSliceStates } from './executor/CachedSliceStates';
+import { CachedSliceStates } from './runs/CachedSliceStates';
 import { registerCheckResourceType } from './permissions/registerCheckResourceType';
 import {
   createReconcileFollowUp,
@@ -288,7 +288,7 @@ export const healthcheckPlugin = createBackendPlugin({
           // Full and scoped passes alike: the health of what they changed.
           onSystemsChanged: reconcileFollowUp,
         });
-        const probing = await createProbingInstance({
+        const probing = await createInstanceRunner({
           config,
           logger,
           database,

@@ -1,6 +1,6 @@
 /*
  * One run of the bulkhead scale harness: the real slice scheduler, bulkhead
- * and runner (a ProbeEngine) probing loopback servers with the real `http`
+ * and runner (a RunEngine) probing loopback servers with the real `http`
  * probe, on the wall clock. See runBulkheadHarness.ts for how it is run.
  */
 import { ProbeSecrets, type ProbeType } from '@vigil/plugin-healthcheck-node';
@@ -14,7 +14,7 @@ import {
 } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DeferReason } from '../../src/admission/admit';
-import { ProbeEngine } from '../../src/executor/ProbeEngine';
+import { RunEngine } from '../../src/runs/RunEngine';
 import { createBuiltinProbeTypes } from '../../src/probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../../src/probes/ProbeTypeRegistry';
 import {
@@ -313,7 +313,7 @@ export async function runScenario(
 
   const records: Array<RunRecord & { finishedAt: number }> = [];
   const metrics = recordingMetrics();
-  const engine = new ProbeEngine({
+  const engine = new RunEngine({
     logger: quietLogger('harness'),
     probeTypes,
     metrics,

@@ -29,7 +29,7 @@ import { OutageJournal, OutageMode } from '../../src/outage';
 import { DatabaseStateStore } from '../../src/database/DatabaseStateStore';
 import type { DesiredSlice } from '../../src/reconciler/desiredSlices';
 import { EnvironmentTransitions } from '../../src/rollup/EnvironmentTransitions';
-import { createRunFollowUp } from '../../src/rollup/followUpRuns';
+import { createRunFollowUp } from '../../src/rollup/runFollowUp';
 import type { DueTick } from '../../src/scheduler/types';
 import { quietLogger } from '../../src/tooling/quietLogger';
 import type { CompletedRun, RunRecord } from '../../src/model';

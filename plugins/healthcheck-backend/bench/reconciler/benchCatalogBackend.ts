@@ -65,7 +65,7 @@ import { DatabaseSliceStore } from '../../src/database/DatabaseSliceStore';
 import { SliceScheduler } from '../../src/scheduler/SliceScheduler';
 import { catalogFingerprints } from '../../src/reconciler/catalogFingerprints';
 import { CatalogChangePoller } from '../../src/reconciler/CatalogChangePoller';
-import { createStoredSliceLoader } from '../../src/reconciler/createStoredSliceLoader';
+import { createStoredSliceSource } from '../../src/reconciler/createStoredSliceSource';
 import type { DesiredSlice } from '../../src/reconciler/desiredSlices';
 import { createReconcileLock } from '../../src/reconciler/ReconcileLock';
 import { Reconciler } from '../../src/reconciler/Reconciler';
@@ -754,7 +754,7 @@ async function timeMovesToProbe(context: {
     new Promise<number>(resolve => {
       fired = () => resolve(performance.now());
     });
-  const loader = createStoredSliceLoader({ slices: context.slices });
+  const loader = createStoredSliceSource({ slices: context.slices });
   const scheduler = SliceScheduler.create<DesiredSlice>({
     logger: silentLogger,
     executor: batch => {

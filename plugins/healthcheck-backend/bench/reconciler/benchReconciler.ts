@@ -61,7 +61,7 @@ import {
 } from '../costGrowthTable';
 import { DatabaseSliceStore } from '../../src/database/DatabaseSliceStore';
 import { SliceScheduler } from '../../src/scheduler/SliceScheduler';
-import { createStoredSliceLoader } from '../../src/reconciler/createStoredSliceLoader';
+import { createStoredSliceSource } from '../../src/reconciler/createStoredSliceSource';
 import {
   desiredSlices,
   type DesiredSlice,
@@ -359,7 +359,7 @@ async function measureSteps(
     );
 
     await settle(db);
-    const loader = createStoredSliceLoader({ slices: store });
+    const loader = createStoredSliceSource({ slices: store });
     let first: Awaited<ReturnType<typeof loader.loadChanges>> | undefined;
     const { ms: firstMs } = await timed(async () => {
       first = await loader.loadChanges();
@@ -484,7 +484,7 @@ async function memoryPerSlice(
   });
   scheduler.start();
   try {
-    const loader = createStoredSliceLoader({ slices: store });
+    const loader = createStoredSliceSource({ slices: store });
     for (const change of await loader.loadChanges()) {
       await scheduler.submit(change);
     }

@@ -38,7 +38,7 @@ const MATCH_SLACK_MS = 250;
 
 const WORKER = path.resolve(
   __dirname,
-  '__testUtils__/probingInstanceProcess.ts',
+  '__testUtils__/instanceRunnerProcess.ts',
 );
 const postgres = requiredTestDatabases().filter(id => id === 'POSTGRES_15');
 /**

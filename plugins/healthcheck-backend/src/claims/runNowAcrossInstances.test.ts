@@ -9,11 +9,11 @@ import knexFactory, { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import {
-  createProbingInstance,
-  ProbingInstance,
-} from '../wiring/createProbingInstance';
-import { createRunCheckNow } from '../executor/runCheckNow';
-import { RunNowRateLimiter } from '../executor/runNowRateLimit';
+  createInstanceRunner,
+  InstanceRunner,
+} from '../runs/createInstanceRunner';
+import { createRunCheckNow } from '../runs/runCheckNow';
+import { RunNowRateLimiter } from '../runs/runNowRateLimit';
 import { DatabaseHistoryStore } from '../history';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../probes/networkGuard';
@@ -92,7 +92,7 @@ async function startTarget(hits: Hit[]): Promise<Server> {
   () => {
     const databases = TestDatabases.create({ ids: postgres });
     const clients: Knex[] = [];
-    const instances: ProbingInstance[] = [];
+    const instances: InstanceRunner[] = [];
     let server: Server | undefined;
 
     afterAll(async () => {
@@ -135,7 +135,7 @@ async function startTarget(hits: Hit[]): Promise<Server> {
           networkPolicy: readNetworkPolicy(config),
           secrets: ProbeSecrets.fromConfig(config),
         }).forEach(probeType => probeTypes.add(probeType));
-        const instance = await createProbingInstance({
+        const instance = await createInstanceRunner({
           config,
           logger: mockServices.logger.mock(),
           database: {

@@ -15,7 +15,7 @@ import { healthTestbed } from '../rollup/__testUtils__/healthTestbed';
 import { matrixOf } from '../rollup/systemMatrix';
 import type { DueTick } from '../scheduler';
 import { CatalogChangePoller } from './CatalogChangePoller';
-import { createStoredSliceLoader } from './createStoredSliceLoader';
+import { createStoredSliceSource } from './createStoredSliceSource';
 import type { DesiredSlice } from './desiredSlices';
 import { readDemoCatalog } from './__testUtils__/demoCatalog';
 import { mutableCatalog } from './__testUtils__/mutableCatalog';
@@ -395,7 +395,7 @@ describe('Reconciler', () => {
     async databaseId => {
       const { reconciler, slices, catalog } = await setup(databaseId);
       await reconciler.reconcileAll();
-      const loader = createStoredSliceLoader({ slices });
+      const loader = createStoredSliceSource({ slices });
       const clock = new FakeClock(Date.UTC(2026, 11, 1, 12, 0, 0));
       const fired: Array<DueTick<DesiredSlice>> = [];
       const scheduler = SliceScheduler.create<DesiredSlice>({
@@ -457,7 +457,7 @@ describe('Reconciler', () => {
         databaseId,
       );
       await reconciler.reconcileAll();
-      const loader = createStoredSliceLoader({ slices });
+      const loader = createStoredSliceSource({ slices });
       await loader.loadChanges();
 
       catalog.edit(PAYMENTS_CHECK, e => {
@@ -601,7 +601,7 @@ describe('Reconciler', () => {
     async databaseId => {
       const { poller, catalog, live, slices } = await setup(databaseId);
       await poller.poll();
-      const loader = createStoredSliceLoader({ slices });
+      const loader = createStoredSliceSource({ slices });
       await loader.loadChanges();
       const setCanary = (on: boolean) =>
         catalog.edit('component:default/payments-service', e => {

@@ -3,7 +3,7 @@ export { CatalogChangePoller } from './CatalogChangePoller';
 export type { CatalogPollOutcome } from './CatalogChangePoller';
 export { createReconcileLock } from './ReconcileLock';
 export type { ReconcileLock } from './ReconcileLock';
-export { createStoredSliceLoader } from './createStoredSliceLoader';
+export { createStoredSliceSource } from './createStoredSliceSource';
 export {
   readDesiredSliceSettings,
   readReconcileSettings,

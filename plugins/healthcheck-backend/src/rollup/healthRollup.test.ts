@@ -14,7 +14,7 @@ import {
   sliceOf,
 } from './__testUtils__/healthTestbed';
 import { DEFAULT_NOTIFICATION_SETTINGS } from './buildNotification';
-import { createRunFollowUp } from './followUpRuns';
+import { createRunFollowUp } from './runFollowUp';
 import type { RunRecord } from '../model';
 
 jest.setTimeout(60_000);

@@ -10,7 +10,7 @@ export type {
 } from './buildNotification';
 export { computeRollup, environmentVerdict } from './computeRollup';
 export { EnvironmentTransitions } from './EnvironmentTransitions';
-export { createRunFollowUp, reasonOfRun } from './followUpRuns';
+export { createRunFollowUp, reasonOfRun } from './runFollowUp';
 export { createReconcileFollowUp } from './reconcileFollowUp';
 export {
   RollupConsumer,

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { BoundedQueue } from './BoundedQueue';
 import { MAX_TIMER_DELAY_MS, systemClock } from './clock';
-import { DesiredSliceLoader } from './DesiredSliceLoader';
+import { SliceRefresher } from './SliceRefresher';
 import { DueHeap } from './DueHeap';
 import {
   createSchedulerMetrics,
@@ -107,7 +107,7 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
   readonly #applyChunkSize: number;
   readonly #isUnchanged: (previous: TSlice, next: TSlice) => boolean;
   readonly #onCancelled: (sliceIds: readonly string[]) => void;
-  readonly #loader: DesiredSliceLoader<TSlice> | undefined;
+  readonly #loader: SliceRefresher<TSlice> | undefined;
 
   readonly #live = new Map<string, LiveSlice<TSlice>>();
   readonly #heap = new DueHeap<LiveSlice<TSlice>>();
@@ -171,7 +171,7 @@ export class SliceScheduler<TSlice extends ScheduledSlice = ScheduledSlice> {
       onAvailable: () => this.#arm(),
     });
     if (options.loader) {
-      this.#loader = new DesiredSliceLoader({
+      this.#loader = new SliceRefresher({
         ...options.loader,
         submit: change => this.submit(change),
         clock: this.#clock,

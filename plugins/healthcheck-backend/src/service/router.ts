@@ -31,7 +31,7 @@ import express from 'express';
 import type { CheckRunStarted } from '../model';
 import { createTypedRouter } from '../schema/createTypedRouter';
 import { HealthcheckStore, StoredCheck } from '../database/HealthcheckStore';
-import { TooManyRequestsError } from '../executor/runNowRateLimit';
+import { TooManyRequestsError } from '../runs/runNowRateLimit';
 import { CheckAccess, CheckPermission } from '../permissions/CheckAccess';
 import {
   checkResourceOf,

@@ -18,7 +18,7 @@ const DEFAULT_FULL_READ_EVERY_MS = 10 * 60_000;
  * stopped) is no longer running as soon as this instance has read so.
  * @internal
  */
-export function createStoredSliceLoader(options: {
+export function createStoredSliceSource(options: {
   slices: SliceStore;
   fullReadEveryMs?: number;
   now?: () => number;

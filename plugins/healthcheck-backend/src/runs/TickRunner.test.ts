@@ -5,7 +5,7 @@ import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';
 import { claimKeyAt } from '../scheduler';
 import { CachedSliceStates } from './CachedSliceStates';
-import { SliceRunner } from './SliceRunner';
+import { TickRunner } from './TickRunner';
 import type { RunRecord } from '../model';
 import type { RunnableSlice, TickClaims } from '../model';
 
@@ -67,12 +67,12 @@ function primeAsTimedOut(bulkhead: Bulkhead, ...slices: RunnableSlice[]) {
 
 function runnerWith(
   probes: ProbeType<any>[],
-  options: Partial<ConstructorParameters<typeof SliceRunner>[0]> = {},
+  options: Partial<ConstructorParameters<typeof TickRunner>[0]> = {},
 ) {
   const probeTypes = new ProbeTypeRegistry();
   probes.forEach(p => probeTypes.add(p));
   const records: RunRecord[] = [];
-  const runner = new SliceRunner({
+  const runner = new TickRunner({
     probeTypes,
     bulkhead: new Bulkhead({ concurrency: 4, laneCapacity: 1 }),
     logger: mockServices.logger.mock(),
@@ -85,7 +85,7 @@ function runnerWith(
   return { runner, records };
 }
 
-describe('SliceRunner', () => {
+describe('TickRunner', () => {
   it('probes a due tick, judges it by its conditions and records the run', async () => {
     const probe = scriptedProbe([{ status: 200, body: 'ok' }]);
     const { runner, records } = runnerWith([probe]);

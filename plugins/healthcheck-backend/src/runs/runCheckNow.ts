@@ -2,7 +2,7 @@ import { LoggerService } from '@backstage/backend-plugin-api';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { CheckRunStarted } from '../model';
 import type { RunNowRateLimiter } from './runNowRateLimit';
-import type { RunNowStarted } from './SliceRunner';
+import type { RunNowStarted } from './TickRunner';
 
 /**
  * "Run now" of a check: one run of each of its running slices, off the

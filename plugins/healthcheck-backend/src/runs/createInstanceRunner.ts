@@ -18,11 +18,11 @@ import {
   readOutageSettings,
 } from '../outage';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { createStoredSliceLoader } from '../reconciler/createStoredSliceLoader';
+import { createStoredSliceSource } from '../reconciler/createStoredSliceSource';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { SliceChange } from '../scheduler';
 import type { RederiveHealth } from '../sweep';
-import { ProbeEngine } from '../executor/ProbeEngine';
+import { RunEngine } from './RunEngine';
 import type { SliceStateStore, SliceStore } from '../model';
 
 /**
@@ -31,9 +31,9 @@ import type { SliceStateStore, SliceStore } from '../model';
  * claims. What `plugin.ts` starts, and what a test starts several times.
  * @internal
  */
-export interface ProbingInstance {
+export interface InstanceRunner {
   readonly instanceId: string;
-  readonly engine: ProbeEngine<DesiredSlice>;
+  readonly engine: RunEngine<DesiredSlice>;
   /** Joins the instances sharing the database, and starts probing. */
   start(): Promise<void>;
   /**
@@ -49,7 +49,7 @@ export interface ProbingInstance {
  * instance its slices) and begins probing.
  * @internal
  */
-export async function createProbingInstance(options: {
+export async function createInstanceRunner(options: {
   config: Config;
   logger: LoggerService;
   database: DatabaseService;
@@ -64,7 +64,7 @@ export async function createProbingInstance(options: {
   afterComplete?: (records: JournaledRun[]) => Promise<void>;
   /** After an outage, once its results are written: re-derives health. */
   rederive?: RederiveHealth;
-}): Promise<ProbingInstance> {
+}): Promise<InstanceRunner> {
   const { config, logger, metrics } = options;
   const claimStore = await DatabaseClaimStore.create({
     database: options.database,
@@ -99,9 +99,9 @@ export async function createProbingInstance(options: {
     metrics,
     unclaimed: outage,
   });
-  const loader = createStoredSliceLoader({ slices: options.slices });
+  const loader = createStoredSliceSource({ slices: options.slices });
   let primed = false;
-  const engine: ProbeEngine<DesiredSlice> = ProbeEngine.fromConfig({
+  const engine: RunEngine<DesiredSlice> = RunEngine.fromConfig({
     config,
     logger,
     probeTypes: options.probeTypes,
@@ -147,7 +147,7 @@ export async function createProbingInstance(options: {
 
 /** Never fails the load: a bulkhead that cannot be primed starts cold. */
 async function primeFromStoredRuns(
-  engine: ProbeEngine<DesiredSlice>,
+  engine: RunEngine<DesiredSlice>,
   claimStore: DatabaseClaimStore,
   changes: ReadonlyArray<SliceChange<DesiredSlice>>,
   logger: LoggerService,

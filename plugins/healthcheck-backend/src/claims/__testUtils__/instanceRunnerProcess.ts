@@ -1,6 +1,6 @@
 /*
  * One backend instance's probing, in a process of its own, for the
- * multi-instance test: the same createProbingInstance that plugin.ts starts,
+ * multi-instance test: the same createInstanceRunner that plugin.ts starts,
  * on a PostgreSQL database the test prepared.
  *
  *   node --require @backstage/cli/config/nodeTransform.cjs \
@@ -13,7 +13,7 @@ import { ConfigReader } from '@backstage/config';
 import knexFactory from 'knex';
 import { quietLogger } from '../../tooling/quietLogger';
 import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
-import { createProbingInstance } from '../../wiring/createProbingInstance';
+import { createInstanceRunner } from '../../runs/createInstanceRunner';
 import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../../probes/networkGuard';
 import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';
@@ -44,7 +44,7 @@ async function main(instanceId: string, connection: string) {
   })) {
     probeTypes.add(probeType);
   }
-  const instance = await createProbingInstance({
+  const instance = await createInstanceRunner({
     config,
     logger,
     database,

@@ -1,6 +1,6 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import { FakeClock } from './__testUtils__/FakeClock';
-import { DesiredSliceLoader } from './DesiredSliceLoader';
+import { SliceRefresher } from './SliceRefresher';
 import type { ScheduledSlice, SliceChange } from './types';
 
 const T0 = 1_767_225_600_000;
@@ -9,7 +9,7 @@ const FLEET: ScheduledSlice[] = [{ id: 'a', intervalMs: 1_000 }];
 function setup(load: () => Promise<ReadonlyArray<ScheduledSlice>>) {
   const clock = new FakeClock(T0);
   const submitted: SliceChange[] = [];
-  const loader = new DesiredSliceLoader({
+  const loader = new SliceRefresher({
     load,
     submit: async change => {
       submitted.push(change);
@@ -20,7 +20,7 @@ function setup(load: () => Promise<ReadonlyArray<ScheduledSlice>>) {
   return { clock, loader, submitted };
 }
 
-describe('DesiredSliceLoader', () => {
+describe('SliceRefresher', () => {
   it('submits the full desired set at start and every 60 s by default', async () => {
     const { clock, loader, submitted } = setup(async () => FLEET);
     loader.start();

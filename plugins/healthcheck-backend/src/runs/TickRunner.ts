@@ -51,8 +51,8 @@ function runIdOf(tick: { sliceId: string; scheduledAt: number }): string {
   return `${tick.sliceId}@${tick.scheduledAt}`;
 }
 
-/** Counters of a running {@link SliceRunner}, cumulative since start. */
-export interface SliceRunnerStats {
+/** Counters of a running {@link TickRunner}, cumulative since start. */
+export interface TickRunnerStats {
   runs: number;
   staleTicks: number;
   /** Due ticks another instance owned or claimed first. */
@@ -65,7 +65,7 @@ export interface SliceRunnerStats {
  * bulkhead whether each may probe now, probes, judges, and reports the run.
  * A stale or deferred tick records nothing.
  */
-export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
+export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
   readonly #probeTypes: ProbeTypeRegistry;
   readonly #bulkhead: Bulkhead;
   readonly #logger: LoggerService;
@@ -79,7 +79,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
   readonly #shutdown = new AbortController();
   /** Entries live while their run does, so there are at most one a slice. */
   readonly #underWay = new Map<string, RunUnderWay>();
-  readonly #stats: SliceRunnerStats = {
+  readonly #stats: TickRunnerStats = {
     runs: 0,
     staleTicks: 0,
     notClaimed: 0,
@@ -287,7 +287,7 @@ export class SliceRunner<TSlice extends RunnableSlice = RunnableSlice> {
     }
   }
 
-  stats(): SliceRunnerStats {
+  stats(): TickRunnerStats {
     return {
       ...this.#stats,
       deferred: { ...this.#stats.deferred },

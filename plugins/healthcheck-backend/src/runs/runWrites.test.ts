@@ -5,12 +5,12 @@ import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { Bulkhead } from '../admission';
 import { createTickClaims, DatabaseClaimStore, TickClaimer } from '../claims';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { createRunFollowUp } from '../rollup/followUpRuns';
+import { createRunFollowUp } from '../rollup/runFollowUp';
 import { healthTestbed, sliceOf } from '../rollup/__testUtils__/healthTestbed';
 import { claimKeyAt } from '../scheduler';
 import { OutageJournal, OutageMode } from '../outage';
 import { CachedSliceStates } from './CachedSliceStates';
-import { SliceRunner } from './SliceRunner';
+import { TickRunner } from './TickRunner';
 
 jest.setTimeout(60_000);
 
@@ -69,7 +69,7 @@ describe('a run whose write fails', () => {
           status: statuses.shift(),
         }),
       });
-      const runner = new SliceRunner({
+      const runner = new TickRunner({
         probeTypes,
         bulkhead: new Bulkhead(),
         logger,

@@ -16,7 +16,7 @@ import {
 import { sameOwnProperties } from '../scheduler/sliceChecks';
 import { readEngineSettings } from './engineSettings';
 import { createRunMetrics } from './runMetrics';
-import { SliceRunner } from './SliceRunner';
+import { TickRunner } from './TickRunner';
 import type { RunRecord, SliceStateStore } from '../model';
 import type { RunnableSlice, TickClaims } from '../model';
 
@@ -24,7 +24,7 @@ import type { RunnableSlice, TickClaims } from '../model';
  * Loads the desired slices, in full or as changes; see the scheduler's
  * loader.
  */
-export interface SliceLoader<TSlice extends ScheduledSlice> {
+export interface SliceSource<TSlice extends ScheduledSlice> {
   load?(): Promise<ReadonlyArray<TSlice>>;
   loadChanges?(): Promise<ReadonlyArray<SliceChange<TSlice>>>;
   refreshIntervalMs?: number;
@@ -39,11 +39,11 @@ const SHUTDOWN_AWAIT_IN_FLIGHT_MS = 10_000;
 /**
  * The probing machinery of one backend instance: the heap scheduler decides
  * what runs next, the bulkhead whether it may run now, the runner probes and
- * judges. Slices come in through {@link ProbeEngine.scheduler}'s `submit`.
+ * judges. Slices come in through {@link RunEngine.scheduler}'s `submit`.
  */
-export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
+export class RunEngine<TSlice extends RunnableSlice = RunnableSlice> {
   readonly scheduler: SliceScheduler<TSlice>;
-  readonly runner: SliceRunner<TSlice>;
+  readonly runner: TickRunner<TSlice>;
   readonly bulkhead: Bulkhead;
 
   static fromConfig<TSlice extends RunnableSlice = RunnableSlice>(options: {
@@ -53,12 +53,12 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     metrics?: MetricsService;
     states?: SliceStateStore;
     onRun?: (record: RunRecord) => void | Promise<void>;
-    loader?: SliceLoader<TSlice>;
+    loader?: SliceSource<TSlice>;
     claims?: TickClaims;
     isEffective?: (slice: TSlice) => boolean;
-  }): ProbeEngine<TSlice> {
+  }): RunEngine<TSlice> {
     const settings = readEngineSettings(options.config, options.logger);
-    return new ProbeEngine<TSlice>({
+    return new RunEngine<TSlice>({
       ...options,
       loader: options.loader && {
         load: options.loader.load && (() => options.loader!.load!()),
@@ -84,7 +84,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
     coalesceWindowMs?: number;
     clock?: SchedulerClock;
     /** Where the desired slices come from; refreshed off the driver. */
-    loader?: SliceLoader<TSlice>;
+    loader?: SliceSource<TSlice>;
     /** Claims across instances; without it every due tick runs here. */
     claims?: TickClaims;
     /**
@@ -99,7 +99,7 @@ export class ProbeEngine<TSlice extends RunnableSlice = RunnableSlice> {
       clock,
       metrics: metrics ? createAdmissionMetrics(metrics) : undefined,
     });
-    this.runner = new SliceRunner<TSlice>({
+    this.runner = new TickRunner<TSlice>({
       probeTypes: options.probeTypes,
       bulkhead: this.bulkhead,
       logger: logger.child({ component: 'runner' }),

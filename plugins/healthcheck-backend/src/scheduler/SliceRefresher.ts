@@ -12,7 +12,7 @@ import type {
  *
  * @internal
  */
-export interface DesiredSliceLoaderOptions<TSlice extends ScheduledSlice> {
+export interface SliceRefresherOptions<TSlice extends ScheduledSlice> {
   /** Reads the full desired set of slices (database, catalog). */
   load?: () => Promise<ReadonlyArray<TSlice>>;
   /**
@@ -44,15 +44,15 @@ const DEFAULT_BACKOFF_CAP_MS = 300_000;
  *
  * @internal
  */
-export class DesiredSliceLoader<TSlice extends ScheduledSlice> {
-  readonly #options: DesiredSliceLoaderOptions<TSlice>;
+export class SliceRefresher<TSlice extends ScheduledSlice> {
+  readonly #options: SliceRefresherOptions<TSlice>;
   #timer: TimerHandle | undefined;
   #consecutiveFailures = 0;
   #stopped = false;
   #loading = false;
   #loadAgain = false;
 
-  constructor(options: DesiredSliceLoaderOptions<TSlice>) {
+  constructor(options: SliceRefresherOptions<TSlice>) {
     this.#options = options;
   }
 

@@ -2,7 +2,7 @@ import { mockServices } from '@backstage/backend-test-utils';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import { createRunCheckNow } from './runCheckNow';
 import { RunNowRateLimiter, TooManyRequestsError } from './runNowRateLimit';
-import type { RunNowStarted } from './SliceRunner';
+import type { RunNowStarted } from './TickRunner';
 
 const production = {
   id: 'healthcheck:payments-http:system%3Adefault%2Fpayments:production',

@@ -12,11 +12,8 @@ import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../probes/networkGuard';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
-import {
-  createProbingInstance,
-  ProbingInstance,
-} from './createProbingInstance';
-import { CachedSliceStates } from '../executor/CachedSliceStates';
+import { createInstanceRunner, InstanceRunner } from './createInstanceRunner';
+import { CachedSliceStates } from './CachedSliceStates';
 
 /*
  * Slices come and go all the time (checks edited, systems renamed,
@@ -68,7 +65,7 @@ function heapAfterGc(): number | undefined {
 describe('slice churn', () => {
   const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
   let server: Server | undefined;
-  let instance: ProbingInstance | undefined;
+  let instance: InstanceRunner | undefined;
 
   afterAll(async () => {
     await instance?.stop();
@@ -102,7 +99,7 @@ describe('slice churn', () => {
       networkPolicy: readNetworkPolicy(config),
       secrets: ProbeSecrets.fromConfig(config),
     }).forEach(probeType => probeTypes.add(probeType));
-    instance = await createProbingInstance({
+    instance = await createInstanceRunner({
       config,
       logger: mockServices.logger.mock(),
       database,

@@ -4,11 +4,11 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import { ProbeEngine } from './ProbeEngine';
+import { RunEngine } from './RunEngine';
 import type { RunRecord } from '../model';
 import type { RunnableSlice } from '../model';
 
-describe('ProbeEngine', () => {
+describe('RunEngine', () => {
   let server: Server;
   let baseUrl: string;
   let failing = false;
@@ -32,7 +32,7 @@ describe('ProbeEngine', () => {
       networkPolicy: { allowLoopback: true, allowPrivate: false },
       secrets: new ProbeSecrets({}),
     }).forEach(t => probeTypes.add(t));
-    return new ProbeEngine({
+    return new RunEngine({
       logger: mockServices.logger.mock(),
       probeTypes,
       onRun: record => {
