@@ -95,10 +95,10 @@ import {
   scheduleHeldNotificationRelease,
   scheduleMaintenancePrune,
 } from './maintenance/scheduleMaintenanceTasks';
-import { createHealthRouter } from './service/healthRouter';
+import { createSystemsRouter } from './service/systemsRouter';
 import { createSystemHealthReads } from './service/systemHealthReads';
 import { registerHealthActions } from './actions';
-import { createRouter } from './service/router';
+import { createChecksRouter } from './service/checksRouter';
 
 /**
  * The Vigil health-check backend plugin, served under `/api/healthcheck`.
@@ -353,7 +353,7 @@ export const healthcheckPlugin = createBackendPlugin({
           limiter: new RunNowRateLimiter(readRunNowRateSettings(config)),
           logger,
         });
-        const checksRouter = await createRouter({
+        const checksRouter = await createChecksRouter({
           logger,
           httpAuth,
           permissions,
@@ -413,7 +413,7 @@ export const healthcheckPlugin = createBackendPlugin({
         };
         // The API and the actions answer from the same reads.
         const healthReads = createSystemHealthReads(healthReadOptions);
-        const healthRouter = createHealthRouter({
+        const systemsRouter = createSystemsRouter({
           ...healthReadOptions,
           httpAuth,
           permissions,
@@ -496,7 +496,7 @@ export const healthcheckPlugin = createBackendPlugin({
         httpRouter.use(
           createApiRouter([
             checksRouter,
-            healthRouter,
+            systemsRouter,
             badgeRouter,
             maintenanceRouter,
             sloRouter,

@@ -20,7 +20,7 @@
  *    benchFixture.ts for what and how. Only the first `--history-systems`
  *    (default 1,000) systems get the 30 days of hourly aggregates (720 rows
  *    a slice, 4.3 million rows); the up-time badge is asked about those.
- * 2. Serves the real `createHealthRouter` and `createBadgeRouter` on the
+ * 2. Serves the real `createSystemsRouter` and `createBadgeRouter` on the
  *    real stores and the in-memory read model, in a process of its own
  *    pinned to the first CPU (see benchServerProcess.ts; the catalog and
  *    HttpAuthService are fakes); the fixture stays in this process. The

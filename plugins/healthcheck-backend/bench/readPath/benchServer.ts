@@ -1,5 +1,5 @@
 /*
- * The read-path bench's HTTP server: the real `createHealthRouter` and
+ * The read-path bench's HTTP server: the real `createSystemsRouter` and
  * `createBadgeRouter` on the real stores, wired as plugin.ts wires them
  * (rollup reads through a `RollupService`, with its 2 s cache; badge
  * loaders from `badgeLoaders`; both behind `createApiRouter`'s OpenAPI
@@ -39,7 +39,7 @@ import { DatabaseHistoryStore } from '../../src/history/DatabaseHistoryStore';
 import { liveKeysUnder } from '../../src/rollup/liveKeys';
 import { RollupService } from '../../src/rollup/RollupService';
 import { createApiRouter } from '../../src/service/createApiRouter';
-import { createHealthRouter } from '../../src/service/healthRouter';
+import { createSystemsRouter } from '../../src/service/systemsRouter';
 import { quietLogger } from '../../src/tooling/quietLogger';
 import { SystemReadModel } from '../../src/readModel';
 import { listenForSystemChanges } from '../../src/readModel/systemChanges';
@@ -300,7 +300,7 @@ export async function startBenchServer(options: {
     next();
   });
   const routersOf = (reading: RollupService, model?: SystemReadModel) => [
-    createHealthRouter({
+    createSystemsRouter({
       httpAuth: acceptingHttpAuth,
       catalog,
       permissions: allowingPermissions,

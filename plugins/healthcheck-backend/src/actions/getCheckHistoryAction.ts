@@ -3,7 +3,7 @@ import type { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha
 import { NotFoundError } from '@backstage/errors';
 import type { SliceUptimeWindow } from '@vigil/plugin-healthcheck-common';
 import type { StoredRun } from '../model';
-import { parseHistoryQuery } from '../service/healthRouter';
+import { parseHistoryQuery } from '../service/parseHistoryQuery';
 import type { SystemHealthReads } from '../service/systemHealthReads';
 import { healthStatusSchema, runSchema } from './schemas';
 import { systemRefOf } from './systemRefOf';

@@ -1,6 +1,6 @@
 import type { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
 import type { HealthStatus } from '@vigil/plugin-healthcheck-common';
-import { parseSystemListQuery } from '../service/listSystems';
+import { parseSystemListQuery } from '../service/parseSystemListQuery';
 import type { SystemHealthReads } from '../service/systemHealthReads';
 import { healthStatusSchema, systemSummarySchema } from './schemas';
 

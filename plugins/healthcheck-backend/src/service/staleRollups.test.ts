@@ -14,7 +14,7 @@ import {
   healthTestbed,
 } from '../rollup/__testUtils__/healthTestbed';
 import { createApiRouter } from './createApiRouter';
-import { createHealthRouter } from './healthRouter';
+import { createSystemsRouter } from './systemsRouter';
 import type { HistoryStore } from '../model';
 
 jest.setTimeout(60_000);
@@ -45,7 +45,7 @@ describe('rollups while the database cannot be read', () => {
       const logger = mockServices.logger.mock();
       const app = appWithErrorMiddleware(
         createApiRouter([
-          createHealthRouter({
+          createSystemsRouter({
             httpAuth: mockServices.httpAuth(),
             catalog,
             permissions: mockServices.permissions(),

@@ -24,7 +24,8 @@ import { readableEntityRefs } from '../permissions/readableEntityRefs';
 import { computeRollup } from '../rollup/computeRollup';
 import type { LiveKeyOf } from '../rollup/liveKeys';
 import { matrixOf } from '../rollup/systemMatrix';
-import { listSystems, SystemListQuery } from './listSystems';
+import { listSystems } from './listSystems';
+import type { SystemListQuery } from './parseSystemListQuery';
 import { forReader, otherEntitiesNamedIn } from './rollupForReader';
 import type {
   EnvironmentSlice,

@@ -27,7 +27,7 @@ import { readDemoCatalog } from '../reconciler/__testUtils__/demoCatalog';
 import { liveKeysUnder } from '../rollup/liveKeys';
 import { RollupService } from '../rollup/RollupService';
 import { systemMaintenance } from '../maintenance/systemMaintenance';
-import { createHealthRouter, parseUptimeQuery } from './healthRouter';
+import { createSystemsRouter } from './systemsRouter';
 import { sliceUptimeResponse } from './systemHealthReads';
 
 jest.setTimeout(60_000);
@@ -214,7 +214,7 @@ describe('the health routes', () => {
               { sliceId: staging, at: RUNS_FROM + 60_000 },
             ]);
             deps.httpRouter.use(
-              createHealthRouter({
+              createSystemsRouter({
                 httpAuth: deps.httpAuth,
                 catalog,
                 permissions: deps.permissions,
@@ -692,28 +692,6 @@ describe('the health routes', () => {
       }
     },
   );
-});
-
-describe('parseUptimeQuery', () => {
-  const now = Date.UTC(2026, 10, 1, 12);
-
-  it('ends the windows now by default, at `to` when given, and never later than now', () => {
-    expect(parseUptimeQuery({}, now)).toEqual({ to: now });
-    expect(parseUptimeQuery({ to: '2026-11-01T10:00:00Z' }, now)).toEqual({
-      to: Date.UTC(2026, 10, 1, 10),
-    });
-    expect(parseUptimeQuery({ to: String(now + 60_000) }, now)).toEqual({
-      to: now,
-    });
-  });
-
-  it('names every problem', () => {
-    expect(() =>
-      parseUptimeQuery({ to: ['1', '2'], window: '7d' }, now),
-    ).toThrow(
-      'Invalid query: to: give it once, as text; window: unknown parameter (known: to)',
-    );
-  });
 });
 
 describe('sliceUptimeResponse', () => {

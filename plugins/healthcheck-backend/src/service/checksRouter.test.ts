@@ -25,7 +25,7 @@ import {
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { ChecksChange } from './checkChanges';
 import type { CheckRunStarted } from '../model';
-import { createRouter } from './router';
+import { createChecksRouter } from './checksRouter';
 
 jest.setTimeout(30_000);
 
@@ -188,7 +188,7 @@ async function startBackend(
             database: deps.database,
           });
           deps.httpRouter.use(
-            await createRouter({
+            await createChecksRouter({
               ...deps,
               store,
               probeTypes,

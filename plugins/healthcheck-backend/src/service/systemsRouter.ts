@@ -15,7 +15,9 @@ import {
   HealthCheckResource,
 } from '../permissions/checkResource';
 import { cellOf } from '../rollup/systemMatrix';
-import { parseSystemListQuery } from './listSystems';
+import { parseHistoryQuery } from './parseHistoryQuery';
+import { parseSystemListQuery } from './parseSystemListQuery';
+import { parseUptimeQuery } from './parseUptimeQuery';
 import { readCheckDetails } from './readCheckDetails';
 import {
   createSystemHealthReads,
@@ -25,12 +27,13 @@ import {
 } from './systemHealthReads';
 import type { HistoryStore } from '../model';
 /**
- * The read side of system health: rollups, the environment x check matrix,
+ * The systems router (`/v1/systems/...`), the read side of system health:
+ * rollups, the environment x check matrix,
  * its cells' up-time, history and single slices, as the caller may see them
  * (see {@link SystemHealthReads}).
  * @internal
  */
-export function createHealthRouter(
+export function createSystemsRouter(
   options: SystemHealthReadsOptions & {
     httpAuth: HttpAuthService;
     /** For the checks of a system: which of them the caller may read. */
@@ -197,97 +200,4 @@ function systemRefOf(params: { namespace: string; name: string }): string {
     namespace: params.namespace,
     name: params.name,
   }).toLowerCase();
-}
-
-const DAY_MS = 24 * 60 * 60_000;
-
-/**
- * `from` and `to` (ISO 8601 or epoch ms; default the last 24 hours),
- * `limit` and `cursor`; every problem listed in one InputError.
- */
-export function parseHistoryQuery(
-  query: Record<string, unknown>,
-  now: number,
-  extraKeys: string[] = [],
-): { from: number; to: number; limit?: number; cursor?: string } {
-  const problems = parameterProblems(query, [
-    'from',
-    'to',
-    'limit',
-    'cursor',
-    ...extraKeys,
-  ]);
-  const to = timeParameter(query, 'to', problems) ?? now;
-  const from = timeParameter(query, 'from', problems) ?? to - DAY_MS;
-  if (from >= to) {
-    problems.push('from: must be before to');
-  }
-  let limit: number | undefined;
-  if (typeof query.limit === 'string') {
-    limit = Number(query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      problems.push(
-        `limit: '${query.limit}' is not a whole number from 1 to 1000`,
-      );
-    }
-  }
-  if (problems.length > 0) {
-    throw new InputError(`Invalid query: ${problems.join('; ')}`);
-  }
-  return {
-    from,
-    to,
-    limit,
-    cursor: typeof query.cursor === 'string' ? query.cursor : undefined,
-  };
-}
-
-/**
- * `to` (ISO 8601 or epoch ms; default now, and never later): the end of the
- * up-time windows; every problem listed in one InputError.
- */
-export function parseUptimeQuery(
-  query: Record<string, unknown>,
-  now: number,
-): { to: number } {
-  const problems = parameterProblems(query, ['to']);
-  const to = timeParameter(query, 'to', problems) ?? now;
-  if (problems.length > 0) {
-    throw new InputError(`Invalid query: ${problems.join('; ')}`);
-  }
-  return { to: Math.min(to, now) };
-}
-
-/** A problem for each parameter that is not known or not given once as text. */
-function parameterProblems(
-  query: Record<string, unknown>,
-  known: readonly string[],
-): string[] {
-  const problems: string[] = [];
-  for (const key of Object.keys(query)) {
-    if (!known.includes(key)) {
-      problems.push(`${key}: unknown parameter (known: ${known.join(', ')})`);
-    } else if (typeof query[key] !== 'string') {
-      problems.push(`${key}: give it once, as text`);
-    }
-  }
-  return problems;
-}
-
-/** A time parameter as epoch ms; undefined if absent, or wrong (noted). */
-function timeParameter(
-  query: Record<string, unknown>,
-  key: string,
-  problems: string[],
-): number | undefined {
-  const text = query[key];
-  if (typeof text !== 'string') {
-    return undefined;
-  }
-  const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (!Number.isFinite(value)) {
-    problems.push(`${key}: '${text}' is neither an ISO 8601 time nor epoch ms`);
-    return undefined;
-  }
-  return value;
 }

@@ -13,7 +13,6 @@ import {
 } from '@backstage/backend-plugin-api';
 import {
   ConflictError,
-  InputError,
   isError,
   NotAllowedError,
   toError,
@@ -51,6 +50,7 @@ import {
   InvalidCheckError,
   parseCheckRequest,
 } from './parseCheckRequest';
+import { parseRevisionQuery } from './parseRevisionQuery';
 
 /**
  * How many numbered ids (`x`, `x-2`, ... `x-20`) a check whose id comes from
@@ -59,10 +59,10 @@ import {
 const MAX_TITLE_ID_CANDIDATES = 20;
 
 /**
- * What {@link createRouter} needs.
+ * What {@link createChecksRouter} needs.
  * @internal
  */
-export interface RouterOptions {
+export interface ChecksRouterOptions {
   logger: LoggerService;
   httpAuth: HttpAuthService;
   permissions: PermissionsService;
@@ -94,11 +94,12 @@ export interface RouterOptions {
 }
 
 /**
- * Builds the `/api/healthcheck` router.
+ * The checks router: create, read, update, delete and run checks
+ * (`/v1/checks/...`).
  * @internal
  */
-export async function createRouter(
-  options: RouterOptions,
+export async function createChecksRouter(
+  options: ChecksRouterOptions,
 ): Promise<express.Router> {
   const { logger, httpAuth, permissions, auditor, store, catalog, probeTypes } =
     options;
@@ -319,7 +320,7 @@ export async function createRouter(
     const credentials = await authenticate(req);
     const { id } = req.params;
     const deleted = await audited(req, 'check-delete', async () => {
-      const expectedRevision = readRevisionQuery(req.query.revision);
+      const expectedRevision = parseRevisionQuery(req.query.revision);
       const current = await authorizedApiCheck(
         id,
         credentials,
@@ -367,24 +368,4 @@ function gitOpsChangeConflict(
   return new ConflictError(
     `Check '${id}' is declared in Git, not through the API: change or delete ${where}, in Git`,
   );
-}
-
-/** `DELETE ...?revision=3` deletes only that revision. */
-function readRevisionQuery(value: unknown): number | undefined {
-  if (value === undefined) {
-    return undefined;
-  }
-  const revision = typeof value === 'string' ? Number(value) : NaN;
-  if (
-    !/^\d+$/.test(String(value)) ||
-    !Number.isSafeInteger(revision) ||
-    revision < 1
-  ) {
-    throw new InputError(
-      `The query parameter revision must be the whole number 1 or more that the check had when you read it, not ${JSON.stringify(
-        value,
-      )}`,
-    );
-  }
-  return revision;
 }
