@@ -756,7 +756,7 @@ export const spec = {
       CheckSummary: {
         type: 'object',
         description: 'A check as ListChecks lists it, from either source.',
-        required: ['id', 'type', 'target', 'systems', 'paused', 'source'],
+        required: ['id', 'type', 'systems', 'paused', 'source'],
         properties: {
           id: {
             type: 'string',
@@ -769,6 +769,7 @@ export const spec = {
           },
           target: {
             type: 'string',
+            description: 'What the check probes; a heartbeat check has none.',
           },
           interval: {
             type: 'string',
