@@ -1,4 +1,5 @@
 import {
+  maintenanceRecurrenceRules,
   type ProbeSecrets,
   secretUsesOf,
 } from '@vigil/plugin-healthcheck-node';
@@ -125,6 +126,7 @@ export async function createRouter(
     minIntervalMs: options.minIntervalMs,
     secrets: options.secrets && secretUsesOf(options.secrets),
     allowPlaceholderHosts: options.allowPlaceholderHosts,
+    cron: maintenanceRecurrenceRules,
     source: 'api' as const,
   };
 
