@@ -15,6 +15,7 @@ import {
   GatusRecord,
   translateEndpoint,
   TranslatedSpec,
+  translateExternalEndpoint,
 } from './endpointTranslation';
 import { toEntityName, uniqueEntityNames } from './entityNames';
 import { translateMaintenance } from './maintenanceTranslation';
@@ -106,6 +107,7 @@ const TRANSLATED_SECTIONS = new Set([
 
 interface Candidate {
   endpoint: string;
+  section: 'endpoints' | 'external-endpoints';
   name: string;
   group?: string;
   spec: TranslatedSpec;
@@ -162,6 +164,7 @@ export async function translateGatusConfig(
     }
     candidates.push({
       endpoint: key,
+      section: 'endpoints',
       name: endpoint.name,
       group: groupOf(endpoint),
       ...translation,
@@ -170,12 +173,33 @@ export async function translateGatusConfig(
   });
 
   asList(root['external-endpoints']).forEach((value, index) => {
-    reported.push({
-      endpoint: endpointKey(asRecord(value), `external-endpoints[${index}]`),
+    const endpoint = asRecord(value);
+    const key = endpointKey(endpoint, `external-endpoints[${index}]`);
+    const report = (reasons: string[]) =>
+      reported.push({ endpoint: key, section: 'external-endpoints', reasons });
+    if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
+      report(['has no name']);
+      return;
+    }
+    if (seenKeys.has(key)) {
+      report([
+        'another endpoint has the same group and name (Gatus refuses this too)',
+      ]);
+      return;
+    }
+    seenKeys.add(key);
+    const translation = translateExternalEndpoint(endpoint, { defaultAlerts });
+    if (translation.kind === 'reported') {
+      report(translation.reasons);
+      return;
+    }
+    candidates.push({
+      endpoint: key,
       section: 'external-endpoints',
-      reasons: [
-        'external endpoints are pushed to Gatus by a client with a token; Vigil has no push (heartbeat) checks yet',
-      ],
+      name: endpoint.name,
+      group: groupOf(endpoint),
+      ...translation,
+      maintenance: asList(endpoint['maintenance-windows']),
     });
   });
   asList(root.suites).forEach((value, suiteIndex) => {
@@ -217,7 +241,7 @@ export async function translateGatusConfig(
     if (problems.length > 0) {
       reported.push({
         endpoint: check.endpoint,
-        section: 'endpoints',
+        section: candidates[index].section,
         reasons: problems.map(problem => `not valid in Vigil: ${problem}`),
       });
     } else {
@@ -295,9 +319,13 @@ function buildCheck(
       name,
       ...(options.namespace ? { namespace: options.namespace } : {}),
       title: candidate.name,
-      description: `Imported from the Gatus endpoint ${JSON.stringify(
-        candidate.name,
-      )}${group === undefined ? '' : ` of group ${JSON.stringify(group)}`}`,
+      description: `Imported from the Gatus ${
+        candidate.section === 'external-endpoints'
+          ? 'external endpoint'
+          : 'endpoint'
+      } ${JSON.stringify(candidate.name)}${
+        group === undefined ? '' : ` of group ${JSON.stringify(group)}`
+      }`,
       annotations: { [GATUS_ENDPOINT_ANNOTATION]: candidate.endpoint },
       ...(Object.keys(labels).length > 0 ? { labels } : {}),
     },
