@@ -225,13 +225,20 @@ export async function translateGatusConfig(
   const built = candidates.map((candidate, index) =>
     buildCheck(candidate, names[index], options),
   );
+  // A heartbeat check sends nothing anywhere, so it uses no secrets.
   const secrets = secretsToDeclare(
-    built.map(({ check, secrets: used }) => ({
-      entityName: check.entity.metadata.name,
-      type: check.entity.spec.type,
-      target: check.entity.spec.target,
-      secrets: used,
-    })),
+    built.flatMap(({ check, secrets: used }) =>
+      check.entity.spec.target === undefined
+        ? []
+        : [
+            {
+              entityName: check.entity.metadata.name,
+              type: check.entity.spec.type,
+              target: check.entity.spec.target,
+              secrets: used,
+            },
+          ],
+    ),
   );
 
   const checks: ImportedCheck[] = [];
