@@ -42,6 +42,7 @@ const SLICE_ID = encodeSliceId({
   environment: 'production',
 });
 const PINGS_PER_MINUTE = 12;
+const WAREHOUSE_PASSWORD = 'correct-horse-battery-staple';
 
 const policy: PermissionPolicy = {
   async handle(req, user) {
@@ -128,6 +129,12 @@ describe.each(databases.eachSupportedId())(
             rollup: { window: '200ms' },
             scheduler: { refreshInterval: '500ms' },
             heartbeats: { pingsPerMinute: PINGS_PER_MINUTE },
+            secrets: {
+              WAREHOUSE_PASSWORD: {
+                value: WAREHOUSE_PASSWORD,
+                allowedOrigins: ['https://warehouse.example.com'],
+              },
+            },
           },
         },
       });
@@ -214,17 +221,21 @@ describe.each(databases.eachSupportedId())(
       );
     });
 
-    it('fails on /fail with the job’s message, and measures /start to success', async () => {
+    it('fails on /fail with the job’s message (redacted), and measures /start to success', async () => {
       await ping(`${token}/fail`)
         .set('Content-Type', 'text/plain')
-        .send('export failed: disk full')
+        .send(`export failed: disk full (login ${WAREHOUSE_PASSWORD})`)
         .expect(200, { ok: true, signal: 'fail' });
       const failed = await waitFor(
         'unhealthy on a failure ping',
         slice,
         s => s.status === 'unhealthy',
       );
-      expect(failed.lastReason).toContain('export failed: disk full');
+      // Kept as the run's message, without the secret values it held.
+      expect(failed.lastReason).toContain(
+        'export failed: disk full (login ***)',
+      );
+      expect(failed.lastReason).not.toContain(WAREHOUSE_PASSWORD);
 
       await ping(`${token}/start`).expect(200, { ok: true, signal: 'start' });
       await new Promise(resolve => setTimeout(resolve, 1_200));
