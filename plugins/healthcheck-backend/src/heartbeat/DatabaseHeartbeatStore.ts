@@ -160,17 +160,6 @@ export class DatabaseHeartbeatStore {
       });
     }
   }
-
-  /** Forgets the slices of a check that no longer has them. */
-  async removeExcept(
-    checkId: string,
-    sliceIds: readonly string[],
-  ): Promise<void> {
-    await this.#db(TABLE)
-      .where({ check_id: checkId })
-      .whereNotIn('slice_id', [...sliceIds])
-      .delete();
-  }
 }
 
 function heartbeatSliceOf(row: HeartbeatRow): HeartbeatSlice {
