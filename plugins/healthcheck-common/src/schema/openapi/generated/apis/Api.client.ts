@@ -640,7 +640,7 @@ export class DefaultApiClient {
   }
 
   /**
-   * Makes new ping tokens for the running slices of a heartbeat check (all, or the one named by sliceId), replacing their old ones, and answers them with their ping URLs: the only time a token is shown. Pings are GET or POST to /api/healthcheck/v1/ping/{token}, or its /start and /fail variants, without Backstage credentials. Permission healthcheck.check.update on the check (a GitOps check too); 409 for a check that is not a heartbeat check.
+   * Makes new ping tokens for the running slices of a heartbeat check (all, or the one named by sliceId), replacing their old ones, and answers them with their ping URLs: the only time a token is shown. Pings are GET or POST to the ping URL (/api/healthcheck/v1/ping/ and the token), or its /start and /fail variants, without Backstage credentials. Permission healthcheck.check.update on the check (a GitOps check too); 409 for a check that is not a heartbeat check.
    * @param id - An API check id (`payments-http`) or a URL-encoded HealthCheck entity ref.
    * @param body -
    */
