@@ -188,14 +188,7 @@ export function translateEndpoint(
     ...(Object.keys(probe.config).length > 0 ? { config: probe.config } : {}),
     conditions: conditions as string[],
   };
-  const thresholds = alertThresholds(endpoint.alerts, context, notes);
-  if (thresholds) {
-    spec.thresholds = thresholds;
-  }
-  if (endpoint.enabled === false) {
-    spec.paused = true;
-    notes.push('enabled: false: the check is imported paused');
-  }
+  applyAlertsAndEnabled(spec, endpoint, context, notes);
   return {
     kind: 'converted',
     spec,
@@ -418,6 +411,23 @@ function timeoutOf(
   return timeout;
 }
 
+/** The alerts' thresholds, and `enabled: false` as paused, onto a spec. */
+function applyAlertsAndEnabled(
+  spec: TranslatedSpec,
+  endpoint: GatusRecord,
+  context: EndpointContext,
+  notes: string[],
+) {
+  const thresholds = alertThresholds(endpoint.alerts, context, notes);
+  if (thresholds) {
+    spec.thresholds = thresholds;
+  }
+  if (endpoint.enabled === false) {
+    spec.paused = true;
+    notes.push('enabled: false: the check is imported paused');
+  }
+}
+
 /**
  * The alerts' thresholds as the check's: Vigil notifies from status
  * changes, so the consecutive failures an alert waited for become the
@@ -517,14 +527,7 @@ export function translateExternalEndpoint(
     period: interval,
     grace: formatDuration(graceMs),
   };
-  const thresholds = alertThresholds(endpoint.alerts, context, notes);
-  if (thresholds) {
-    spec.thresholds = thresholds;
-  }
-  if (endpoint.enabled === false) {
-    spec.paused = true;
-    notes.push('enabled: false: the check is imported paused');
-  }
+  applyAlertsAndEnabled(spec, endpoint, context, notes);
   return { kind: 'converted', spec, notes, secrets: [], labels: {} };
 }
 

@@ -141,67 +141,47 @@ export async function translateGatusConfig(
   const endpoints = asList(root.endpoints);
   const candidates: Candidate[] = [];
   const seenKeys = new Set<string>();
-  endpoints.forEach((value, index) => {
-    const endpoint = asRecord(value);
-    const key = endpointKey(endpoint, `endpoints[${index}]`);
-    const report = (reasons: string[]) =>
-      reported.push({ endpoint: key, section: 'endpoints', reasons });
-    if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
-      report(['has no name']);
-      return;
-    }
-    if (seenKeys.has(key)) {
-      report([
-        'another endpoint has the same group and name (Gatus refuses this too)',
-      ]);
-      return;
-    }
-    seenKeys.add(key);
-    const translation = translateEndpoint(endpoint, { defaultAlerts });
-    if (translation.kind === 'reported') {
-      report(translation.reasons);
-      return;
-    }
-    candidates.push({
-      endpoint: key,
-      section: 'endpoints',
-      name: endpoint.name,
-      group: groupOf(endpoint),
-      ...translation,
-      maintenance: asList(endpoint['maintenance-windows']),
+  // Probed endpoints, and pushed ones; a key is taken once across both.
+  const sections = [
+    ['endpoints', endpoints, translateEndpoint],
+    [
+      'external-endpoints',
+      asList(root['external-endpoints']),
+      translateExternalEndpoint,
+    ],
+  ] as const;
+  for (const [section, list, translate] of sections) {
+    list.forEach((value, index) => {
+      const endpoint = asRecord(value);
+      const key = endpointKey(endpoint, `${section}[${index}]`);
+      const report = (reasons: string[]) =>
+        reported.push({ endpoint: key, section, reasons });
+      if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
+        report(['has no name']);
+        return;
+      }
+      if (seenKeys.has(key)) {
+        report([
+          'another endpoint has the same group and name (Gatus refuses this too)',
+        ]);
+        return;
+      }
+      seenKeys.add(key);
+      const translation = translate(endpoint, { defaultAlerts });
+      if (translation.kind === 'reported') {
+        report(translation.reasons);
+        return;
+      }
+      candidates.push({
+        endpoint: key,
+        section,
+        name: endpoint.name,
+        group: groupOf(endpoint),
+        ...translation,
+        maintenance: asList(endpoint['maintenance-windows']),
+      });
     });
-  });
-
-  asList(root['external-endpoints']).forEach((value, index) => {
-    const endpoint = asRecord(value);
-    const key = endpointKey(endpoint, `external-endpoints[${index}]`);
-    const report = (reasons: string[]) =>
-      reported.push({ endpoint: key, section: 'external-endpoints', reasons });
-    if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
-      report(['has no name']);
-      return;
-    }
-    if (seenKeys.has(key)) {
-      report([
-        'another endpoint has the same group and name (Gatus refuses this too)',
-      ]);
-      return;
-    }
-    seenKeys.add(key);
-    const translation = translateExternalEndpoint(endpoint, { defaultAlerts });
-    if (translation.kind === 'reported') {
-      report(translation.reasons);
-      return;
-    }
-    candidates.push({
-      endpoint: key,
-      section: 'external-endpoints',
-      name: endpoint.name,
-      group: groupOf(endpoint),
-      ...translation,
-      maintenance: asList(endpoint['maintenance-windows']),
-    });
-  });
+  }
   asList(root.suites).forEach((value, suiteIndex) => {
     const suite = asRecord(value);
     const suiteName = String(suite.name ?? `suites[${suiteIndex}]`);

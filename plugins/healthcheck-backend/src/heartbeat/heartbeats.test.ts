@@ -108,6 +108,14 @@ describe.each(databases.eachSupportedId())(
           .get(`/api/healthcheck/v1/slices/${encodeURIComponent(SLICE_ID)}`)
           .set('Authorization', as(bob))
       ).body;
+    const issueTokens = (user: string) =>
+      api()
+        .post(
+          `/api/healthcheck/v1/checks/${encodeURIComponent(
+            CHECK_ID,
+          )}/heartbeat/tokens`,
+        )
+        .set('Authorization', as(user));
     /** Pinged without any Backstage credentials: the token is enough. */
     const ping = (path: string) =>
       api().post(`/api/healthcheck/v1/ping/${path}`);
@@ -153,22 +161,8 @@ describe.each(databases.eachSupportedId())(
 
     it('gives ping URLs to those who may update the check, once', async () => {
       expect((await slice()).lastReason).toContain('No ping URL yet');
-      await api()
-        .post(
-          `/api/healthcheck/v1/checks/${encodeURIComponent(
-            CHECK_ID,
-          )}/heartbeat/tokens`,
-        )
-        .set('Authorization', as(bob))
-        .expect(403);
-      const issued = await api()
-        .post(
-          `/api/healthcheck/v1/checks/${encodeURIComponent(
-            CHECK_ID,
-          )}/heartbeat/tokens`,
-        )
-        .set('Authorization', as(alice))
-        .expect(201);
+      await issueTokens(bob).expect(403);
+      const issued = await issueTokens(alice).expect(201);
       expect(issued.body.items).toHaveLength(1);
       const [item] = issued.body.items;
       token = item.token;
@@ -268,13 +262,7 @@ describe.each(databases.eachSupportedId())(
     });
 
     it('rotates a token, and rate-limits each', async () => {
-      const rotated = await api()
-        .post(
-          `/api/healthcheck/v1/checks/${encodeURIComponent(
-            CHECK_ID,
-          )}/heartbeat/tokens`,
-        )
-        .set('Authorization', as(alice))
+      const rotated = await issueTokens(alice)
         .send({ sliceId: SLICE_ID })
         .expect(201);
       const fresh = rotated.body.items[0].token;
