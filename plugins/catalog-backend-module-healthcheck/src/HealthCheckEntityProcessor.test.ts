@@ -95,7 +95,7 @@ describe('HealthCheckEntityProcessor', () => {
         ),
       )
       .filter(entity => entity.kind === 'HealthCheck');
-    expect(checks).toHaveLength(9);
+    expect(checks).toHaveLength(10);
     for (const entity of checks) {
       await expect(processor.validateEntityKind(entity)).resolves.toBe(true);
     }
