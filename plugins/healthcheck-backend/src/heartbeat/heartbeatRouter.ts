@@ -13,6 +13,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import Router from 'express-promise-router';
+import type { RunNowStarted } from '../executor/SliceRunner';
 import type { DesiredSlice } from '../reconciler/desiredSlices';
 import type { CheckReader } from '../service/checkReader';
 import { explainBodyError } from '../service/jsonBody';
@@ -47,7 +48,10 @@ export interface HeartbeatRouterOptions {
   /** The running slices of a check, as the scheduler runs them. */
   readRunningOfCheck: (checkId: string) => Promise<DesiredSlice[]>;
   /** Records a run of the slice now, through the path every run takes. */
-  runNow: (slice: DesiredSlice, at: number) => Promise<unknown>;
+  runNow: (
+    slice: DesiredSlice,
+    at: number,
+  ) => Promise<Pick<RunNowStarted, 'joined' | 'done'>>;
   /** Removes secret values from a ping's body before it is kept. */
   redact: (text: string) => string;
   /** The plugin's external base URL, for the ping URLs. */
@@ -113,7 +117,16 @@ export function createHeartbeatRouter(
         s => s.id === found.sliceId,
       );
       if (slice) {
-        await options.runNow(slice, at);
+        const run = await options.runNow(slice, at);
+        if (run.joined) {
+          // A run under way may have read the signals before this ping:
+          // one more after it, so the ping shows now, not at the next tick.
+          run.done
+            .then(() => options.runNow(slice, now()))
+            .catch(error =>
+              logger.warn(`Run after a ping of ${slice.id} failed`, error),
+            );
+        }
       } else {
         logger.info(
           `Ping of ${found.sliceId} kept; the slice is not running (paused or removed)`,
