@@ -326,6 +326,30 @@ export interface Config {
       perCallerPerMinute?: number;
     };
 
+    /** Heartbeat checks: the ping URLs jobs call. */
+    heartbeats?: {
+      /**
+       * Pings one ping URL may take a minute, per backend instance (counts
+       * are kept for the 10,000 most recently pinged URLs); more are
+       * answered 429 with Retry-After. Default 30.
+       */
+      pingsPerMinute?: number;
+      /**
+       * DEMO ONLY: ping tokens fixed in configuration, so a demo's pinger
+       * needs no API call. Anyone who reads the configuration can ping these
+       * slices; never use this in production.
+       * @visibility backend
+       */
+      demoTokens?: Array<{
+        /** The check's id. */
+        check: string;
+        /** The system's ref, such as system:default/analytics. */
+        system: string;
+        environment: string;
+        token: string;
+      }>;
+    };
+
     /** The in-process scheduler of this backend instance. */
     scheduler?: {
       /**

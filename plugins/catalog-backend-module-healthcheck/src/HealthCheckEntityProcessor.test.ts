@@ -95,7 +95,7 @@ describe('HealthCheckEntityProcessor', () => {
         ),
       )
       .filter(entity => entity.kind === 'HealthCheck');
-    expect(checks).toHaveLength(9);
+    expect(checks).toHaveLength(10);
     for (const entity of checks) {
       await expect(processor.validateEntityKind(entity)).resolves.toBe(true);
     }
@@ -197,7 +197,7 @@ describe('HealthCheckEntityProcessor', () => {
 
     it('an unknown field, listing the fields', async () => {
       expect(await rejection({ ...validSpec, intervall: '10s' })).toBe(
-        `Invalid HealthCheck 'payments-api': spec.intervall: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, components, environments, paused, owner`,
+        `Invalid HealthCheck 'payments-api': spec.intervall: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, components, environments, paused, owner, period, schedule, timezone, grace`,
       );
     });
 
@@ -439,7 +439,7 @@ describe('HealthCheckEntityProcessor', () => {
     expect(message?.split('\n')).toEqual([
       `Invalid HealthCheck 'payments-api', 6 problems:`,
       `- spec.target: is required: what to probe, such as https://{{ system.name }}.example.com/health`,
-      `- spec.colour: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, components, environments, paused, owner`,
+      `- spec.colour: unknown field; the fields here are type, target, config, environmentOverrides, interval, timeout, conditions, thresholds, systems, components, environments, paused, owner, period, schedule, timezone, grace`,
       `- spec.timeout: "soon" is not a duration: expected a number at position 0, found "s" (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)`,
       `- spec.type: unknown probe type "ftp"; the known types are dns, http, tcp, tls`,
       `- spec.interval: 1s is below the minimum interval of 5s`,
@@ -545,5 +545,32 @@ describe('HealthCheckEntityProcessor', () => {
       'HealthCheck:payments-api monitors System:checkout',
       'System:checkout monitoredBy HealthCheck:payments-api',
     ]);
+  });
+});
+
+describe('HealthCheckEntityProcessor and heartbeat checks', () => {
+  const heartbeatEntity = (spec: object) => ({
+    apiVersion: 'vigil.dev/v1alpha1',
+    kind: 'HealthCheck',
+    metadata: { name: 'nightly-export' },
+    spec: { type: 'heartbeat', grace: '30m', systems: ['shop'], ...spec },
+  });
+
+  it('accepts a heartbeat check on a schedule in a time zone', async () => {
+    await expect(
+      new HealthCheckEntityProcessor().validateEntityKind(
+        heartbeatEntity({ schedule: '0 3 * * *', timezone: 'Europe/Paris' }),
+      ),
+    ).resolves.toBe(true);
+  });
+
+  it('refuses a schedule the cron parser cannot read, saying where', async () => {
+    await expect(
+      new HealthCheckEntityProcessor().validateEntityKind(
+        heartbeatEntity({ schedule: '61 3 * * *' }),
+      ),
+    ).rejects.toThrow(
+      /^Invalid HealthCheck 'nightly-export': spec\.schedule: "61 3 \* \* \*" is not a cron expression/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { maintenanceRecurrenceRules } from '@vigil/plugin-healthcheck-node';
 import {
   formatSpecProblems,
   HealthCheckSpecValidationOptions,
@@ -62,6 +63,8 @@ export class HealthCheckEntityProcessor implements CatalogProcessor {
     }
     const problems = formatSpecProblems(
       validateHealthCheckSpec(entity.spec, {
+        // A heartbeat's schedule is read as its deadlines are computed.
+        cron: maintenanceRecurrenceRules,
         ...this.#options,
         defaultNamespace: entity.metadata.namespace,
       }),

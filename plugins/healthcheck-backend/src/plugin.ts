@@ -1,5 +1,6 @@
 import {
   healthCheckProbesExtensionPoint,
+  maintenanceRecurrenceRules,
   ProbeSecrets,
   readConfigDuration,
   secretUsesOf,
@@ -23,6 +24,17 @@ import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readDeploymentKey } from './database/deploymentKeys';
 import { createInstanceRunner } from './runs/createInstanceRunner';
+import {
+  createHeartbeatProbeType,
+  createHeartbeatRouter,
+  DatabaseHeartbeatStore,
+  fixDemoPingTokens,
+  PING_PATH,
+  PingRateLimiter,
+  readHeartbeatSettings,
+} from './heartbeat';
+import { CheckAccess } from './permissions/CheckAccess';
+import { createCheckReader } from './service/checkReader';
 import { createRunCheckNow } from './runs/runCheckNow';
 import {
   readRunNowRateSettings,
@@ -132,6 +144,7 @@ export const healthcheckPlugin = createBackendPlugin({
         signals: signalsServiceRef,
         notifications: notificationService,
         actionsRegistry: actionsRegistryServiceRef,
+        discovery: coreServices.discovery,
       },
       async init({
         logger,
@@ -151,8 +164,12 @@ export const healthcheckPlugin = createBackendPlugin({
         signals,
         notifications,
         actionsRegistry,
+        discovery,
       }) {
         const secrets = ProbeSecrets.fromConfig(config, { logger });
+        const heartbeats = await DatabaseHeartbeatStore.create({ database });
+        probeTypes.add(createHeartbeatProbeType({ store: heartbeats }));
+        await fixDemoPingTokens(config, heartbeats, logger);
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
           secrets,
@@ -280,6 +297,7 @@ export const healthcheckPlugin = createBackendPlugin({
               probeTypes,
               minIntervalMs,
               secrets: secretUsesOf(secrets),
+              cron: maintenanceRecurrenceRules,
               ...context,
               allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
             }),
@@ -493,8 +511,28 @@ export const healthcheckPlugin = createBackendPlugin({
           reader: sloReader,
           rules: sloAlertRules,
         });
+        const heartbeatRouter = createHeartbeatRouter({
+          logger: logger.child({ component: 'heartbeats' }),
+          httpAuth,
+          store: heartbeats,
+          limiter: new PingRateLimiter(readHeartbeatSettings(config)),
+          checks: createCheckReader({
+            store,
+            catalog,
+            access: new CheckAccess({
+              catalog,
+              permissions,
+              ruleset: checkRuleset,
+            }),
+          }),
+          readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
+          runNow: (slice, at) => probing.engine.runner.runNow(slice, at),
+          redact: text => secrets.redact(text),
+          baseUrl: () => discovery.getExternalBaseUrl('healthcheck'),
+        });
         httpRouter.use(
           createApiRouter([
+            heartbeatRouter,
             checksRouter,
             systemsRouter,
             badgeRouter,
@@ -504,6 +542,8 @@ export const healthcheckPlugin = createBackendPlugin({
         );
         httpRouter.addAuthPolicy(badgeAuthPolicy(badgeSettings));
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
+        // A ping's token is its credential: jobs have no Backstage identity.
+        httpRouter.addAuthPolicy({ path: PING_PATH, allow: 'unauthenticated' });
         logger.info(
           `Health checks ready; probe types: ${
             probeTypes.list().join(', ') || 'none yet'

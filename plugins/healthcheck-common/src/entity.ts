@@ -40,7 +40,8 @@ export interface HealthCheckEntityV1alpha1 extends Entity {
   kind: typeof HEALTHCHECK_KIND;
   spec: {
     type: string;
-    target: string;
+    /** Absent for a heartbeat check, which is pinged. */
+    target?: string;
     interval?: string;
     timeout?: string;
     systems: string[];

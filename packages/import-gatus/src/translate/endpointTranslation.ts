@@ -5,7 +5,10 @@
  * left behind without changing what is probed is a note.
  */
 import { JsonObject } from '@backstage/types';
-import { parseDuration } from '@vigil/plugin-healthcheck-common';
+import {
+  formatDuration,
+  parseDuration,
+} from '@vigil/plugin-healthcheck-common';
 import { DNS_RECORD_TYPES } from '@vigil/plugin-healthcheck-node';
 import { isIP } from 'node:net';
 import { envToSecretReferences, findEnvReferences } from './envReferences';
@@ -77,7 +80,10 @@ export interface EndpointContext {
 /** The spec fields an endpoint translates into (systems and owner come later). */
 export type TranslatedSpec = {
   type: string;
-  target: string;
+  target?: string;
+  /** A heartbeat check's (from an external endpoint's heartbeat.interval). */
+  period?: string;
+  grace?: string;
   config?: JsonObject;
   interval?: string;
   timeout?: string;
@@ -182,14 +188,7 @@ export function translateEndpoint(
     ...(Object.keys(probe.config).length > 0 ? { config: probe.config } : {}),
     conditions: conditions as string[],
   };
-  const thresholds = alertThresholds(endpoint.alerts, context, notes);
-  if (thresholds) {
-    spec.thresholds = thresholds;
-  }
-  if (endpoint.enabled === false) {
-    spec.paused = true;
-    notes.push('enabled: false: the check is imported paused');
-  }
+  applyAlertsAndEnabled(spec, endpoint, context, notes);
   return {
     kind: 'converted',
     spec,
@@ -412,6 +411,23 @@ function timeoutOf(
   return timeout;
 }
 
+/** The alerts' thresholds, and `enabled: false` as paused, onto a spec. */
+function applyAlertsAndEnabled(
+  spec: TranslatedSpec,
+  endpoint: GatusRecord,
+  context: EndpointContext,
+  notes: string[],
+) {
+  const thresholds = alertThresholds(endpoint.alerts, context, notes);
+  if (thresholds) {
+    spec.thresholds = thresholds;
+  }
+  if (endpoint.enabled === false) {
+    spec.paused = true;
+    notes.push('enabled: false: the check is imported paused');
+  }
+}
+
 /**
  * The alerts' thresholds as the check's: Vigil notifies from status
  * changes, so the consecutive failures an alert waited for become the
@@ -448,6 +464,71 @@ function alertThresholds(
     failure: Math.min(...enabled.map(alert => threshold(alert, 'failure'))),
     success: Math.min(...enabled.map(alert => threshold(alert, 'success'))),
   };
+}
+
+/** The shortest and longest grace given to an imported heartbeat. */
+const MIN_HEARTBEAT_GRACE_MS = 1_000;
+const MAX_HEARTBEAT_GRACE_MS = 3_600_000;
+
+/**
+ * The grace of a heartbeat imported from Gatus, whose external endpoint
+ * fails the moment `heartbeat.interval` passes without a push: a tenth of
+ * the interval in whole seconds, within [1s, 1h], so a push that is a
+ * little late (a slow job, a clock apart) does not page anyone.
+ */
+export function importedHeartbeatGraceMs(intervalMs: number): number {
+  return Math.min(
+    MAX_HEARTBEAT_GRACE_MS,
+    Math.max(MIN_HEARTBEAT_GRACE_MS, Math.round(intervalMs / 10_000) * 1_000),
+  );
+}
+
+/**
+ * Translates one Gatus external endpoint, whose results a client pushes: one
+ * with `heartbeat.interval` becomes a heartbeat check (period the interval,
+ * grace {@link importedHeartbeatGraceMs}); one without expects nothing by any
+ * time, which a heartbeat check cannot say, and is reported.
+ */
+export function translateExternalEndpoint(
+  endpoint: GatusRecord,
+  context: EndpointContext,
+): EndpointTranslation {
+  const interval = durationText(asRecord(endpoint.heartbeat).interval);
+  if (interval === undefined) {
+    return {
+      kind: 'reported',
+      reasons: [
+        'an external endpoint without heartbeat.interval expects no push by any time; a Vigil heartbeat check needs a period (give the endpoint heartbeat.interval to import it)',
+      ],
+    };
+  }
+  const intervalMs = durationMs(interval);
+  if (intervalMs === undefined) {
+    return {
+      kind: 'reported',
+      reasons: [
+        `heartbeat.interval: ${JSON.stringify(interval)} is not a duration`,
+      ],
+    };
+  }
+  const graceMs = importedHeartbeatGraceMs(intervalMs);
+  const notes = [
+    `heartbeat: a heartbeat check, pinged at its Vigil ping URL instead of Gatus's /api/v1/endpoints/{key}/external; it fails ${formatDuration(
+      graceMs,
+    )} (its grace) after Gatus would`,
+  ];
+  if (endpoint.token !== undefined) {
+    notes.push(
+      'token: not imported; Vigil makes a ping token per slice (POST /v1/checks/{id}/heartbeat/tokens)',
+    );
+  }
+  const spec: TranslatedSpec = {
+    type: 'heartbeat',
+    period: interval,
+    grace: formatDuration(graceMs),
+  };
+  applyAlertsAndEnabled(spec, endpoint, context, notes);
+  return { kind: 'converted', spec, notes, secrets: [], labels: {} };
 }
 
 /** A Gatus duration as text, for the validator to judge when it is not one. */

@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import { importedHeartbeatGraceMs } from './endpointTranslation';
 import { translateGatusConfig } from './translateGatusConfig';
 
 const gatus = (text: string) => parse(text, { merge: true });
@@ -260,7 +261,7 @@ external-endpoints:
         'batch/job',
         'external-endpoints',
         [
-          'external endpoints are pushed to Gatus by a client with a token; Vigil has no push (heartbeat) checks yet',
+          'an external endpoint without heartbeat.interval expects no push by any time; a Vigil heartbeat check needs a period (give the endpoint heartbeat.interval to import it)',
         ],
       ],
       // Reported by validation, after the others.
@@ -490,5 +491,65 @@ suites:
       ['checkout: login', 'suites'],
       ['checkout: pay', 'suites'],
     ]);
+  });
+
+  it('turns an external endpoint with a heartbeat interval into a heartbeat check', async () => {
+    const result = await translateGatusConfig(
+      gatus(`
+external-endpoints:
+  - name: nightly-export
+    group: data
+    token: potato
+    heartbeat:
+      interval: 30m
+    alerts:
+      - { type: slack, failure-threshold: 2 }
+  - { name: too-often, heartbeat: { interval: 2s } }
+  - { name: sometimes, heartbeat: { interval: soon } }
+`),
+      { owner: 'group:default/data' },
+    );
+    expect(result.checks.map(check => check.entity.spec)).toEqual([
+      {
+        type: 'heartbeat',
+        period: '30m',
+        grace: '3m',
+        thresholds: { failure: 2, success: 2 },
+        systems: ['data'],
+        owner: 'group:default/data',
+      },
+    ]);
+    expect(result.checks[0].entity.metadata.description).toBe(
+      'Imported from the Gatus external endpoint "nightly-export" of group "data"',
+    );
+    expect(result.checks[0].notes).toEqual([
+      "heartbeat: a heartbeat check, pinged at its Vigil ping URL instead of Gatus's /api/v1/endpoints/{key}/external; it fails 3m (its grace) after Gatus would",
+      'token: not imported; Vigil makes a ping token per slice (POST /v1/checks/{id}/heartbeat/tokens)',
+      "alerts (slack): alert providers are not imported; Vigil notifies the system's owner through Backstage notifications, with the alerts' thresholds as the check's",
+    ]);
+    expect(
+      result.reported.map(r => [r.endpoint, r.section, r.reasons]),
+    ).toEqual([
+      [
+        'sometimes',
+        'external-endpoints',
+        ['heartbeat.interval: "soon" is not a duration'],
+      ],
+      [
+        'too-often',
+        'external-endpoints',
+        [
+          'not valid in Vigil: spec.period: 2s is below the shortest period, 5s',
+        ],
+      ],
+    ]);
+  });
+});
+
+describe('importedHeartbeatGraceMs', () => {
+  it('is a tenth of the interval in whole seconds, within [1s, 1h]', () => {
+    expect(importedHeartbeatGraceMs(30 * 60_000)).toBe(180_000);
+    expect(importedHeartbeatGraceMs(5_000)).toBe(1_000);
+    expect(importedHeartbeatGraceMs(48 * 3_600_000)).toBe(3_600_000);
   });
 });

@@ -15,6 +15,7 @@ import {
   GatusRecord,
   translateEndpoint,
   TranslatedSpec,
+  translateExternalEndpoint,
 } from './endpointTranslation';
 import { toEntityName, uniqueEntityNames } from './entityNames';
 import { translateMaintenance } from './maintenanceTranslation';
@@ -106,6 +107,7 @@ const TRANSLATED_SECTIONS = new Set([
 
 interface Candidate {
   endpoint: string;
+  section: 'endpoints' | 'external-endpoints';
   name: string;
   group?: string;
   spec: TranslatedSpec;
@@ -139,45 +141,47 @@ export async function translateGatusConfig(
   const endpoints = asList(root.endpoints);
   const candidates: Candidate[] = [];
   const seenKeys = new Set<string>();
-  endpoints.forEach((value, index) => {
-    const endpoint = asRecord(value);
-    const key = endpointKey(endpoint, `endpoints[${index}]`);
-    const report = (reasons: string[]) =>
-      reported.push({ endpoint: key, section: 'endpoints', reasons });
-    if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
-      report(['has no name']);
-      return;
-    }
-    if (seenKeys.has(key)) {
-      report([
-        'another endpoint has the same group and name (Gatus refuses this too)',
-      ]);
-      return;
-    }
-    seenKeys.add(key);
-    const translation = translateEndpoint(endpoint, { defaultAlerts });
-    if (translation.kind === 'reported') {
-      report(translation.reasons);
-      return;
-    }
-    candidates.push({
-      endpoint: key,
-      name: endpoint.name,
-      group: groupOf(endpoint),
-      ...translation,
-      maintenance: asList(endpoint['maintenance-windows']),
+  // Probed endpoints, and pushed ones; a key is taken once across both.
+  const sections = [
+    ['endpoints', endpoints, translateEndpoint],
+    [
+      'external-endpoints',
+      asList(root['external-endpoints']),
+      translateExternalEndpoint,
+    ],
+  ] as const;
+  for (const [section, list, translate] of sections) {
+    list.forEach((value, index) => {
+      const endpoint = asRecord(value);
+      const key = endpointKey(endpoint, `${section}[${index}]`);
+      const report = (reasons: string[]) =>
+        reported.push({ endpoint: key, section, reasons });
+      if (typeof endpoint.name !== 'string' || endpoint.name.trim() === '') {
+        report(['has no name']);
+        return;
+      }
+      if (seenKeys.has(key)) {
+        report([
+          'another endpoint has the same group and name (Gatus refuses this too)',
+        ]);
+        return;
+      }
+      seenKeys.add(key);
+      const translation = translate(endpoint, { defaultAlerts });
+      if (translation.kind === 'reported') {
+        report(translation.reasons);
+        return;
+      }
+      candidates.push({
+        endpoint: key,
+        section,
+        name: endpoint.name,
+        group: groupOf(endpoint),
+        ...translation,
+        maintenance: asList(endpoint['maintenance-windows']),
+      });
     });
-  });
-
-  asList(root['external-endpoints']).forEach((value, index) => {
-    reported.push({
-      endpoint: endpointKey(asRecord(value), `external-endpoints[${index}]`),
-      section: 'external-endpoints',
-      reasons: [
-        'external endpoints are pushed to Gatus by a client with a token; Vigil has no push (heartbeat) checks yet',
-      ],
-    });
-  });
+  }
   asList(root.suites).forEach((value, suiteIndex) => {
     const suite = asRecord(value);
     const suiteName = String(suite.name ?? `suites[${suiteIndex}]`);
@@ -201,13 +205,20 @@ export async function translateGatusConfig(
   const built = candidates.map((candidate, index) =>
     buildCheck(candidate, names[index], options),
   );
+  // A heartbeat check sends nothing anywhere, so it uses no secrets.
   const secrets = secretsToDeclare(
-    built.map(({ check, secrets: used }) => ({
-      entityName: check.entity.metadata.name,
-      type: check.entity.spec.type,
-      target: check.entity.spec.target,
-      secrets: used,
-    })),
+    built.flatMap(({ check, secrets: used }) =>
+      check.entity.spec.target === undefined
+        ? []
+        : [
+            {
+              entityName: check.entity.metadata.name,
+              type: check.entity.spec.type,
+              target: check.entity.spec.target,
+              secrets: used,
+            },
+          ],
+    ),
   );
 
   const checks: ImportedCheck[] = [];
@@ -217,7 +228,7 @@ export async function translateGatusConfig(
     if (problems.length > 0) {
       reported.push({
         endpoint: check.endpoint,
-        section: 'endpoints',
+        section: candidates[index].section,
         reasons: problems.map(problem => `not valid in Vigil: ${problem}`),
       });
     } else {
@@ -295,9 +306,13 @@ function buildCheck(
       name,
       ...(options.namespace ? { namespace: options.namespace } : {}),
       title: candidate.name,
-      description: `Imported from the Gatus endpoint ${JSON.stringify(
-        candidate.name,
-      )}${group === undefined ? '' : ` of group ${JSON.stringify(group)}`}`,
+      description: `Imported from the Gatus ${
+        candidate.section === 'external-endpoints'
+          ? 'external endpoint'
+          : 'endpoint'
+      } ${JSON.stringify(candidate.name)}${
+        group === undefined ? '' : ` of group ${JSON.stringify(group)}`
+      }`,
       annotations: { [GATUS_ENDPOINT_ANNOTATION]: candidate.endpoint },
       ...(Object.keys(labels).length > 0 ? { labels } : {}),
     },

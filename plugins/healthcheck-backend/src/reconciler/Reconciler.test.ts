@@ -147,12 +147,12 @@ describe('Reconciler', () => {
       const first = await reconciler.reconcileAll();
       expect(first).toMatchObject({
         ran: true,
-        scheduled: 17,
+        scheduled: 18,
         rescheduled: 0,
         cancelled: 0,
       });
       const stored = await live();
-      expect(stored.filter(row => !row.paused)).toHaveLength(16);
+      expect(stored.filter(row => !row.paused)).toHaveLength(17);
       expect(stored.filter(row => row.paused).map(row => row.id)).toEqual([
         expect.stringContaining('legacy-sso-login'),
       ]);
@@ -174,7 +174,7 @@ describe('Reconciler', () => {
       const validateSlice = jest.fn((_slice: DesiredSlice) => []);
       const reconciler = reconcilerWith({ validateSlice });
       const first = await reconciler.reconcileAll();
-      expect(validateSlice).toHaveBeenCalledTimes(16);
+      expect(validateSlice).toHaveBeenCalledTimes(17);
 
       validateSlice.mockClear();
       const listed = jest.spyOn(slices, 'listSliceHeaders');

@@ -475,8 +475,9 @@ describe('desiredSlices on the demo catalog', () => {
       '',
     )} ${s.environment}`;
 
-  it('turns the nine demo checks into sixteen slices, refusing none', () => {
+  it('turns the ten demo checks into seventeen slices, refusing none', () => {
     expect(result.slices.map(describeSlice).sort()).toEqual([
+      'analytics-export analytics default',
       'analytics-health analytics default',
       'card-network-sandbox payments staging',
       'checkout-health checkout canary',

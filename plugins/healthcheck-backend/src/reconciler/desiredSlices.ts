@@ -8,7 +8,9 @@ import {
   compileTargetTemplate,
   encodeSliceId,
   environmentNameProblem,
+  isHeartbeatSpec,
 } from '@vigil/plugin-healthcheck-common';
+import { heartbeatTargetOf } from '../heartbeat/heartbeatProbeType';
 import type { DerivationMemo, PairDerivation } from './derivationMemo';
 import type {
   CompiledTargetTemplate,
@@ -429,10 +431,13 @@ function derivePair(
       continue;
     }
     const part = shared.of(environment);
-    const rendered = part.template.render({
-      systemName: system.name,
-      environmentName: environment,
-    });
+    // A heartbeat slice probes nothing: its tick reads its pings by its id.
+    const rendered = shared.heartbeat
+      ? { ok: true as const, target: heartbeatTargetOf(id) }
+      : part.template.render({
+          systemName: system.name,
+          environmentName: environment,
+        });
     if (!rendered.ok) {
       result.refused.push({
         id,
@@ -443,22 +448,15 @@ function derivePair(
       });
       continue;
     }
-    const target = rendered.target;
-    result.slices.push({
-      id,
-      checkId,
-      systemRef,
-      environment,
-      intervalMs: check.intervalMs,
-      timeoutMs: check.timeoutMs,
-      type: spec.type,
-      target,
-      config: part.config,
-      conditions: shared.conditions,
-      thresholds: shared.thresholds,
-      configHash: hash('sha256', `${part.canonical}\n${target}`, 'hex'),
-      ...targets,
-    });
+    result.slices.push(
+      sliceOf(
+        check,
+        part,
+        { id, systemRef, environment },
+        targets,
+        rendered.target,
+      ),
+    );
   }
   if (context.validateSlice) {
     const valid: DesiredSlice[] = [];
@@ -479,6 +477,31 @@ function derivePair(
     result.slices = valid;
   }
   return result;
+}
+
+function sliceOf(
+  check: ReconcilableCheck,
+  part: EnvironmentPart & {
+    conditions: ConditionSpec[];
+    thresholds: HealthCheckThresholds;
+  },
+  key: { id: string; systemRef: string; environment: string },
+  targets: { components?: string[] },
+  target: string,
+): DesiredSlice {
+  return {
+    ...key,
+    checkId: check.id,
+    intervalMs: check.intervalMs,
+    timeoutMs: check.timeoutMs,
+    type: check.spec.type,
+    target,
+    config: part.config,
+    conditions: part.conditions,
+    thresholds: part.thresholds,
+    configHash: hash('sha256', `${part.canonical}\n${target}`, 'hex'),
+    ...targets,
+  };
 }
 
 /** Appends one by one: spread into push(), 120,000 items overflow the stack. */
@@ -507,13 +530,17 @@ function sharedParts(spec: HealthCheckSpec, compile: Compile) {
   const byEnvironment = new Map<string, EnvironmentPart>();
   let fixed: string | undefined;
   let baseConfig: string | undefined;
+  const heartbeat = isHeartbeatSpec(spec);
   return {
-    conditions,
-    thresholds,
-    of(environment: string): EnvironmentPart {
+    heartbeat,
+    of(environment: string) {
       let part = byEnvironment.get(environment);
       if (!part) {
-        const { target, config } = applyEnvironmentOverride(spec, environment);
+        // A heartbeat check's timing is its slices' config: what their
+        // ticks judge the pings by.
+        const { target, config } = heartbeat
+          ? { target: '', config: heartbeatConfigOf(spec) }
+          : applyEnvironmentOverride(spec, environment);
         fixed ??= canonicalJson({
           type: spec.type,
           conditions,
@@ -535,9 +562,20 @@ function sharedParts(spec: HealthCheckSpec, compile: Compile) {
         };
         byEnvironment.set(environment, part);
       }
-      return part;
+      return { ...part, conditions, thresholds };
     },
   };
+}
+
+/** The timing fields of a heartbeat check, as its slices' config. */
+function heartbeatConfigOf(spec: HealthCheckSpec): JsonObject {
+  const config: JsonObject = {};
+  for (const field of ['period', 'schedule', 'timezone', 'grace'] as const) {
+    if (spec[field] !== undefined) {
+      config[field] = spec[field]!;
+    }
+  }
+  return config;
 }
 
 /**

@@ -29,7 +29,7 @@ describe('loadDesiredSlices', () => {
     expect(keys).toContain(
       'healthcheck:default/analytics-health system:default/analytics default',
     );
-    expect(keys).toHaveLength(16);
+    expect(keys).toHaveLength(17);
     expect(result.paused.map(p => p.checkId)).toEqual([
       'healthcheck:default/legacy-sso-login',
     ]);
@@ -249,7 +249,7 @@ describe('loadDesiredSlices', () => {
       expect(result.environmentProblems.map(p => p.entityRef)).toEqual([
         'environment:default/eu_west',
       ]);
-      expect(result.slices).toHaveLength(16);
+      expect(result.slices).toHaveLength(17);
     });
 
     it('refuses the slices of a stored check whose host a placeholder picks, unless configured', async () => {

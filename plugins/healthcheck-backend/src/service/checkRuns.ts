@@ -4,8 +4,11 @@ import type {
   BackstageServicePrincipal,
   BackstageUserPrincipal,
 } from '@backstage/backend-plugin-api';
-import { NotFoundError, toError } from '@backstage/errors';
-import { healthcheckCheckRunPermission } from '@vigil/plugin-healthcheck-common';
+import { ConflictError, NotFoundError, toError } from '@backstage/errors';
+import {
+  healthcheckCheckRunPermission,
+  isHeartbeatSpec,
+} from '@vigil/plugin-healthcheck-common';
 import type { Request } from 'express';
 import { actorOf } from './actorOf';
 import type { CheckReader } from './checkReader';
@@ -63,11 +66,16 @@ export function createCheckRunner(deps: {
           }),
     });
     try {
-      await checks.authorizedCheck(
+      const check = await checks.authorizedCheck(
         id,
         credentials,
         healthcheckCheckRunPermission,
       );
+      if (isHeartbeatSpec(check.spec)) {
+        throw new ConflictError(
+          `Check '${id}' is a heartbeat check: it runs when its job pings its URL (or misses a ping), not on demand`,
+        );
+      }
       if (!runCheck) {
         throw new NotFoundError('Running checks is not available here');
       }

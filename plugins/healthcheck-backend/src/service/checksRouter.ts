@@ -1,4 +1,5 @@
 import {
+  maintenanceRecurrenceRules,
   type ProbeSecrets,
   secretUsesOf,
 } from '@vigil/plugin-healthcheck-node';
@@ -126,6 +127,7 @@ export async function createChecksRouter(
     minIntervalMs: options.minIntervalMs,
     secrets: options.secrets && secretUsesOf(options.secrets),
     allowPlaceholderHosts: options.allowPlaceholderHosts,
+    cron: maintenanceRecurrenceRules,
     source: 'api' as const,
   };
 

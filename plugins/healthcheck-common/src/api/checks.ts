@@ -48,7 +48,8 @@ export interface CheckSummary {
   id: string;
   title?: string;
   type: string;
-  target: string;
+  /** What the check probes; a heartbeat check has none. */
+  target?: string;
   interval?: string;
   systems: string[];
   paused: boolean;

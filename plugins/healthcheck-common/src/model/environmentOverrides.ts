@@ -56,7 +56,7 @@ export function applyEnvironmentOverride(
   );
   const config = spec.config ?? {};
   return {
-    target: override?.target ?? spec.target,
+    target: override?.target ?? spec.target ?? '',
     config: override?.config
       ? (mergePatch(config, override.config) as JsonObject)
       : config,

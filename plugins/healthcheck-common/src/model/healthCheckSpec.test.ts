@@ -39,26 +39,46 @@ describe('healthCheckSpecSchema', () => {
       'config',
       'environmentOverrides',
       'environments',
+      'grace',
       'interval',
       'owner',
       'paused',
+      'period',
+      'schedule',
       'systems',
       'target',
       'thresholds',
       'timeout',
+      'timezone',
       'type',
     ]);
     expect(healthCheckSpecSchema.additionalProperties).toBe(false);
-    expect(healthCheckSpecSchema.required).toEqual([
-      'type',
-      'target',
-      'systems',
-    ]);
+    expect(healthCheckSpecSchema.required).toEqual(['type', 'systems']);
+    // A heartbeat check needs a grace, any other a target.
+    expect(healthCheckSpecSchema.then.required).toEqual(['grace']);
+    expect(healthCheckSpecSchema.else.required).toEqual(['target']);
   });
 
   it('is plain JSON, so it can be served and stored as it is', () => {
     expect(JSON.parse(JSON.stringify(healthCheckSpecSchema))).toEqual(
       healthCheckSpecSchema,
     );
+  });
+});
+
+describe('resolveCheckTiming of a heartbeat check', () => {
+  it('ticks every grace within [5s, 1m], with a short timeout', () => {
+    expect(resolveCheckTiming({ type: 'heartbeat', grace: '30s' })).toEqual({
+      intervalMs: 30_000,
+      timeoutMs: 5_000,
+    });
+    expect(resolveCheckTiming({ type: 'heartbeat', grace: '1s' })).toEqual({
+      intervalMs: 5_000,
+      timeoutMs: 5_000,
+    });
+    expect(resolveCheckTiming({ type: 'heartbeat', grace: '2h' })).toEqual({
+      intervalMs: 60_000,
+      timeoutMs: 5_000,
+    });
   });
 });

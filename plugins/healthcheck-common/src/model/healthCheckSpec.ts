@@ -1,6 +1,11 @@
 import { JsonObject } from '@backstage/types';
 import { ConditionSpec, MAX_CONDITION_LENGTH } from '../conditions';
 import { parseDuration } from './duration';
+import {
+  HEARTBEAT_LIMITS,
+  heartbeatCheckEveryMs,
+  isHeartbeatSpec,
+} from './heartbeat';
 
 /**
  * What one environment changes in a check: another target, and fields of the
@@ -38,16 +43,19 @@ export interface HealthCheckThresholds {
  * @public
  */
 export interface HealthCheckSpec {
-  /** The probe type: `http`, `tcp`, `dns`, `tls`, or one a module adds. */
+  /**
+   * The probe type: `http`, `tcp`, `dns`, `tls`, or one a module adds; or
+   * `heartbeat` for a check that jobs ping (see `period`).
+   */
   type: string;
   /**
    * What to probe. `{{ system.name }}` and `{{ environment.name }}` are
    * replaced per slice, each written for the part of the target it lands in
    * (one DNS label in a host, percent-encoded in a path, query or
    * fragment); a host must end in two labels of the template's own. See
-   * `compileTargetTemplate`.
+   * `compileTargetTemplate`. Required, except that a heartbeat check has none.
    */
-  target: string;
+  target?: string;
   /** The probe type's own fields (an `http` check's `method`, `headers`, ...). */
   config?: JsonObject;
   /**
@@ -76,6 +84,17 @@ export interface HealthCheckSpec {
   paused?: boolean;
   /** Ref of the owning group or user. */
   owner?: string;
+  /** A heartbeat check's: a ping is expected this often, such as `1h`. */
+  period?: string;
+  /**
+   * A heartbeat check's, instead of `period`: a ping is expected at each
+   * occurrence of this cron expression (5 fields, or 6 with seconds first).
+   */
+  schedule?: string;
+  /** The IANA time zone of `schedule`. Default `UTC`. */
+  timezone?: string;
+  /** A heartbeat check's: how late a ping may be before the slice fails, such as `5m`. */
+  grace?: string;
 }
 
 /**
@@ -114,14 +133,23 @@ export const HEALTHCHECK_SPEC_LIMITS = {
 /**
  * A check's interval and timeout in milliseconds, defaults filled in. A
  * check that names no timeout gets {@link DEFAULT_CHECK_TIMEOUT}, or its
- * interval when that is shorter: a run never outlasts its tick.
+ * interval when that is shorter: a run never outlasts its tick. A heartbeat
+ * check's slices tick every `heartbeatCheckEveryMs` of its grace.
  *
  * @throws DurationParseError when either does not parse; validate first.
  * @public
  */
 export function resolveCheckTiming(
-  spec: Pick<HealthCheckSpec, 'interval' | 'timeout'>,
+  spec: Pick<HealthCheckSpec, 'interval' | 'timeout'> &
+    Partial<Pick<HealthCheckSpec, 'type' | 'grace'>>,
 ): { intervalMs: number; timeoutMs: number } {
+  if (isHeartbeatSpec(spec)) {
+    // A heartbeat slice's tick only reads its last ping against its deadline.
+    return {
+      intervalMs: heartbeatCheckEveryMs(parseDuration(spec.grace ?? '0s')),
+      timeoutMs: HEARTBEAT_LIMITS.timeoutMs,
+    };
+  }
   const intervalMs = parseDuration(spec.interval ?? DEFAULT_CHECK_INTERVAL);
   return {
     intervalMs,
@@ -172,7 +200,11 @@ export const healthCheckSpecSchema = {
   title: 'HealthCheck spec',
   type: 'object',
   additionalProperties: false,
-  required: ['type', 'target', 'systems'],
+  required: ['type', 'systems'],
+  // A heartbeat check is pinged: it has a grace instead of a target.
+  if: { properties: { type: { const: 'heartbeat' } } },
+  then: { properties: { grace: duration }, required: ['grace'] },
+  else: { properties: { target }, required: ['target'] },
   properties: {
     type: {
       ...nonEmptyString,
@@ -242,5 +274,27 @@ export const healthCheckSpecSchema = {
     },
     paused: { type: 'boolean' },
     owner: entityRef,
+    period: {
+      ...duration,
+      description: "A heartbeat check's: a ping is expected this often",
+    },
+    schedule: {
+      type: 'string',
+      minLength: 1,
+      maxLength: HEARTBEAT_LIMITS.textLength,
+      description:
+        "A heartbeat check's, instead of period: a cron expression of when pings are expected",
+    },
+    timezone: {
+      type: 'string',
+      minLength: 1,
+      maxLength: HEARTBEAT_LIMITS.textLength,
+      description: 'The IANA time zone of schedule; default UTC',
+    },
+    grace: {
+      ...duration,
+      description:
+        "A heartbeat check's: how late a ping may be before the slice fails",
+    },
   },
 } as const;

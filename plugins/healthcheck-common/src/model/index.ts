@@ -6,6 +6,15 @@ export {
   healthCheckSpecSchema,
   resolveCheckTiming,
 } from './healthCheckSpec';
+export {
+  DEFAULT_HEARTBEAT_TIMEZONE,
+  HEARTBEAT_CHECK_TYPE,
+  HEARTBEAT_LIMITS,
+  heartbeatCheckEveryMs,
+  heartbeatTimingOf,
+  isHeartbeatSpec,
+} from './heartbeat';
+export type { HeartbeatTiming } from './heartbeat';
 export type {
   HealthCheckEnvironmentOverride,
   HealthCheckSpec,

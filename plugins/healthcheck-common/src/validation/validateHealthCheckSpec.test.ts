@@ -268,3 +268,94 @@ describe('validateHealthCheckSpec', () => {
     });
   });
 });
+
+describe('validateHealthCheckSpec of a heartbeat check', () => {
+  const heartbeat = {
+    type: 'heartbeat',
+    period: '1h',
+    grace: '5m',
+    systems: ['shop'],
+  };
+  const cron = {
+    cronProblem: (expression: string) =>
+      expression.startsWith('99') ? `"${expression}" is no cron` : undefined,
+  };
+
+  it('accepts a period and a grace, or a schedule in a time zone and a grace', () => {
+    expect(validateHealthCheckSpec(heartbeat)).toEqual([]);
+    expect(
+      validateHealthCheckSpec(
+        {
+          type: 'heartbeat',
+          schedule: '0 3 * * *',
+          timezone: 'Europe/Paris',
+          grace: '30m',
+          systems: ['shop'],
+          conditions: ['[RESPONSE_TIME] < 600000'],
+        },
+        { cron },
+      ),
+    ).toEqual([]);
+  });
+
+  it('says what a heartbeat check lacks, and what it has no use for', () => {
+    expect(
+      validateHealthCheckSpec({
+        type: 'heartbeat',
+        target: 'https://x.example.com',
+        interval: '1m',
+        systems: ['shop'],
+      }).map(p => `${formatProblemPath(p.path)}: ${p.reason}`),
+    ).toEqual([
+      'spec.grace: is required: how late a ping may be before the slice fails, such as 5m',
+      'spec.target: a heartbeat check has no target: the job pings the check instead (see its ping URLs)',
+      'spec.interval: a heartbeat check has no interval: give period (or schedule) and grace instead',
+      'spec.period: is required: how often the job pings, such as 1h (or give schedule, a cron expression)',
+    ]);
+  });
+
+  it('judges the period, grace, schedule and time zone', () => {
+    const reasons = (spec: object) =>
+      validateHealthCheckSpec(spec, { cron }).map(
+        p => `${formatProblemPath(p.path)}: ${p.reason}`,
+      );
+    expect(reasons({ ...heartbeat, period: '1s', grace: '60d' })).toEqual([
+      'spec.grace: "60d" is not a duration: unknown unit "d" at position 2 (use ms, s, m or h, as in 500ms, 10s, 1m or 1h30m)',
+      'spec.period: 1s is below the shortest period, 5s',
+    ]);
+    expect(reasons({ ...heartbeat, grace: '200h' })).toEqual([
+      'spec.grace: 200h is longer than the longest grace, 168h',
+    ]);
+    expect(reasons({ ...heartbeat, schedule: '0 3 * * *' })).toEqual([
+      'spec.schedule: give either period or schedule, not both',
+    ]);
+    const { period: _period, ...scheduled } = heartbeat;
+    expect(reasons({ ...scheduled, schedule: '0 3 * *' })).toEqual([
+      'spec.schedule: "0 3 * *" has 4 fields; a cron expression has 5 (minute hour day month weekday), or 6 with seconds first',
+    ]);
+    expect(reasons({ ...scheduled, schedule: '99 3 * * *' })).toEqual([
+      'spec.schedule: "99 3 * * *" is no cron',
+    ]);
+    expect(
+      reasons({ ...scheduled, schedule: '0 3 * * *', timezone: 'Mars/Base' }),
+    ).toEqual([
+      'spec.timezone: "Mars/Base" is not an IANA time zone, such as Europe/Paris or UTC',
+    ]);
+    expect(reasons({ ...heartbeat, timezone: 'UTC' })).toEqual([
+      'spec.timezone: is the time zone of schedule; a check with a period has none',
+    ]);
+  });
+
+  it('keeps heartbeat fields off probed checks, whose target stays required', () => {
+    expect(
+      validateHealthCheckSpec({
+        type: 'http',
+        grace: '1m',
+        systems: ['shop'],
+      }).map(p => `${formatProblemPath(p.path)}: ${p.reason}`),
+    ).toEqual([
+      'spec.target: is required: what to probe, such as https://{{ system.name }}.example.com/health',
+      'spec.grace: only a heartbeat check has grace; a http check runs every interval',
+    ]);
+  });
+});

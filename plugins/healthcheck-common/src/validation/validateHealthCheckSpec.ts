@@ -1,5 +1,6 @@
 import { parseEntityRef } from '@backstage/catalog-model';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { IANAZone } from 'luxon';
 import { validateConditions } from '../conditions';
 import {
   applyEnvironmentOverride,
@@ -10,6 +11,8 @@ import {
   HEALTHCHECK_SPEC_LIMITS,
   HealthCheckSpec,
   healthCheckSpecSchema,
+  HEARTBEAT_LIMITS,
+  isHeartbeatSpec,
   parseDuration,
   resolveCheckTiming,
   TargetTemplateOptions,
@@ -17,6 +20,7 @@ import {
 import { validateCheckEnvironmentNames } from '../model/environmentNames';
 import { ProbeConfigRules, validateProbeConfig } from './probeConfigValidation';
 import { formatProblemPath, ProblemPath } from './problemPath';
+import type { MaintenanceRecurrenceRules } from './validateMaintenanceWindowSpec';
 
 /**
  * The shortest interval a check may have unless configured otherwise.
@@ -56,6 +60,12 @@ export interface HealthCheckSpecValidationOptions {
   defaultNamespace?: string;
   /** `healthcheck.targets.allowPlaceholderHosts`. Default false. */
   allowPlaceholderHosts?: boolean;
+  /**
+   * Judges a heartbeat check's cron `schedule` with the parser that computes
+   * its deadlines (`@vigil/plugin-healthcheck-node`'s
+   * `maintenanceRecurrenceRules`); without it only its shape is judged.
+   */
+  cron?: Pick<MaintenanceRecurrenceRules, 'cronProblem'>;
 }
 
 /**
@@ -121,6 +131,9 @@ const REF_LISTS = [
   ['systems', 'system', 'a check is assigned to systems'],
   ['components', 'component', 'a check targets components'],
 ] as const;
+
+/** The fields only a heartbeat check has. */
+const HEARTBEAT_FIELDS = ['period', 'schedule', 'timezone', 'grace'] as const;
 
 let compiledSchema: ValidateFunction | undefined;
 
@@ -198,8 +211,14 @@ export function validateHealthCheckSpec(
     return problems;
   }
   const fine = (...field: ProblemPath) => !seenPaths.has([...root, ...field]);
+  const heartbeat = isHeartbeatSpec(spec);
 
-  if (options.probeTypes && typeof spec.type === 'string' && fine('type')) {
+  if (
+    options.probeTypes &&
+    typeof spec.type === 'string' &&
+    !heartbeat &&
+    fine('type')
+  ) {
     const probeType = options.probeTypes.get(spec.type);
     if (spec.type !== '' && !probeType) {
       const known = options.probeTypes.list();
@@ -215,11 +234,25 @@ export function validateHealthCheckSpec(
     }
   }
 
-  if (options.secrets && typeof spec.type === 'string') {
+  if (options.secrets && typeof spec.type === 'string' && !heartbeat) {
     problems.push(...findSecretUseProblems(spec, options, root));
   }
 
-  checkTiming(spec, options, root, report, fine);
+  if (heartbeat) {
+    checkHeartbeat(spec, options, root, report, fine);
+  } else {
+    for (const field of HEARTBEAT_FIELDS) {
+      if (spec[field] !== undefined && fine(field)) {
+        report(
+          [...root, field],
+          `only a heartbeat check has ${field}; a ${String(
+            spec.type,
+          )} check runs every interval`,
+        );
+      }
+    }
+    checkTiming(spec, options, root, report, fine);
+  }
 
   // Where the target goes may not depend on other teams' values: the
   // template is read by the probe type's syntax (see findTargetTemplateProblems).
@@ -306,6 +339,117 @@ export function formatSpecProblems(
   return problems.map(({ path, reason }) =>
     path.length > 0 ? `${formatProblemPath(path)}: ${reason}` : reason,
   );
+}
+
+/** The fields a heartbeat check has no use for: it is pinged, not probed. */
+const PROBE_FIELDS = [
+  ['target', 'the job pings the check instead (see its ping URLs)'],
+  ['interval', 'give period (or schedule) and grace instead'],
+  ['timeout', 'a ping takes no time to judge'],
+  ['config', 'there is no probe to configure'],
+] as const;
+
+/**
+ * A heartbeat check's timing: a period or a schedule (not both), its time
+ * zone, and a grace; and none of a probe's fields.
+ */
+function checkHeartbeat(
+  spec: Record<string, unknown>,
+  options: HealthCheckSpecValidationOptions,
+  root: ProblemPath,
+  report: (path: ProblemPath, reason: string) => void,
+  fine: (...field: ProblemPath) => boolean,
+) {
+  for (const [field, why] of PROBE_FIELDS) {
+    if (spec[field] !== undefined && fine(field)) {
+      report([...root, field], `a heartbeat check has no ${field}: ${why}`);
+    }
+  }
+  if (isObject(spec.environmentOverrides)) {
+    for (const key of Object.keys(spec.environmentOverrides)) {
+      if (fine('environmentOverrides', key)) {
+        report(
+          [...root, 'environmentOverrides', key],
+          'a heartbeat check has no target or config to override; each environment has its own ping URL',
+        );
+      }
+    }
+  }
+  if (spec.period === undefined && spec.schedule === undefined) {
+    report(
+      [...root, 'period'],
+      'is required: how often the job pings, such as 1h (or give schedule, a cron expression)',
+    );
+  }
+  if (spec.period !== undefined && spec.schedule !== undefined) {
+    report([...root, 'schedule'], 'give either period or schedule, not both');
+  }
+  const minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
+  checkHeartbeatDuration(spec, 'period', root, report, fine, {
+    minMs: minIntervalMs,
+    maxMs: HEARTBEAT_LIMITS.maxPeriodMs,
+  });
+  checkHeartbeatDuration(spec, 'grace', root, report, fine, {
+    minMs: 1_000,
+    maxMs: HEARTBEAT_LIMITS.maxGraceMs,
+  });
+  if (isText(spec.schedule) && fine('schedule')) {
+    const fields = spec.schedule.trim().split(/\s+/).length;
+    if (fields !== 5 && fields !== 6) {
+      report(
+        [...root, 'schedule'],
+        `${JSON.stringify(spec.schedule)} has ${fields} field${
+          fields === 1 ? '' : 's'
+        }; a cron expression has 5 (minute hour day month weekday), or 6 with seconds first`,
+      );
+    } else {
+      const reason = options.cron?.cronProblem(spec.schedule);
+      if (reason) report([...root, 'schedule'], reason);
+    }
+  }
+  if (isText(spec.timezone) && fine('timezone')) {
+    if (spec.schedule === undefined) {
+      report(
+        [...root, 'timezone'],
+        'is the time zone of schedule; a check with a period has none',
+      );
+    } else if (!IANAZone.isValidZone(spec.timezone)) {
+      report(
+        [...root, 'timezone'],
+        `${JSON.stringify(
+          spec.timezone,
+        )} is not an IANA time zone, such as Europe/Paris or UTC`,
+      );
+    }
+  }
+}
+
+function checkHeartbeatDuration(
+  spec: Record<string, unknown>,
+  field: 'period' | 'grace',
+  root: ProblemPath,
+  report: (path: ProblemPath, reason: string) => void,
+  fine: (...field: ProblemPath) => boolean,
+  bounds: { minMs: number; maxMs: number },
+) {
+  const text = spec[field];
+  if (!isText(text) || !fine(field)) {
+    return;
+  }
+  const ms = parseDuration(text);
+  if (ms < bounds.minMs) {
+    report(
+      [...root, field],
+      `${text} is below the shortest ${field}, ${formatDuration(bounds.minMs)}`,
+    );
+  } else if (ms > bounds.maxMs) {
+    report(
+      [...root, field],
+      `${text} is longer than the longest ${field}, ${formatDuration(
+        bounds.maxMs,
+      )}`,
+    );
+  }
 }
 
 function checkTiming(
@@ -561,6 +705,8 @@ const REQUIRED_REASONS: Record<string, string> = {
   target:
     'is required: what to probe, such as https://{{ system.name }}.example.com/health',
   systems: 'is required: the refs of the systems the check monitors',
+  grace:
+    'is required: how late a ping may be before the slice fails, such as 5m',
 };
 
 function describeSchemaError(
@@ -577,7 +723,8 @@ function describeSchemaError(
     return undefined;
   }
   // propertyNames reports each bad key twice; the outer error is enough.
-  if (error.propertyName !== undefined) {
+  // `if` only says its branch failed; the branch's own error says how.
+  if (error.propertyName !== undefined || error.keyword === 'if') {
     return undefined;
   }
   const path = pathFromSegments(root, segments, spec);

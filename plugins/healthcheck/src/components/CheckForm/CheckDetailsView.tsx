@@ -26,7 +26,7 @@ export function CheckDetailsView(props: { check: CheckDetails }) {
     ['ID', check.id],
     ['Title', check.title ?? '—'],
     ['Type', spec.type],
-    ['Target', <code>{spec.target}</code>],
+    ['Target', <code>{spec.target ?? '(none: jobs ping it)'}</code>],
     ['Interval', spec.interval ?? `${DEFAULT_CHECK_INTERVAL} (default)`],
     [
       'Timeout',

@@ -153,7 +153,7 @@ export function checkFormValuesOf(check: CheckDetails): CheckFormValues {
     id: check.id,
     title: check.title ?? '',
     type: spec.type,
-    target: spec.target,
+    target: spec.target ?? '',
     interval: spec.interval ?? '',
     timeout: spec.timeout ?? '',
     conditions: (spec.conditions ?? []).map(condition =>

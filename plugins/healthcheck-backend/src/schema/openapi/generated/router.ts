@@ -756,7 +756,7 @@ export const spec = {
       CheckSummary: {
         type: 'object',
         description: 'A check as ListChecks lists it, from either source.',
-        required: ['id', 'type', 'target', 'systems', 'paused', 'source'],
+        required: ['id', 'type', 'systems', 'paused', 'source'],
         properties: {
           id: {
             type: 'string',
@@ -769,6 +769,7 @@ export const spec = {
           },
           target: {
             type: 'string',
+            description: 'What the check probes; a heartbeat check has none.',
           },
           interval: {
             type: 'string',
@@ -784,6 +785,87 @@ export const spec = {
           },
           source: {
             type: 'object',
+          },
+        },
+      },
+      HeartbeatSlice: {
+        type: 'object',
+        description: 'One slice of a heartbeat check, as its managers see it.',
+        required: ['sliceId', 'tokenHint', 'armedAt'],
+        properties: {
+          sliceId: {
+            type: 'string',
+          },
+          systemRef: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          tokenHint: {
+            type: 'string',
+            description: "The last characters of the slice's ping token.",
+          },
+          armedAt: {
+            type: 'string',
+            format: 'date-time',
+            description:
+              'When the token was made; the first deadline counts from here.',
+          },
+          lastPingAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          lastStartAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          lastFailAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          lastDurationMs: {
+            type: 'integer',
+          },
+          deadline: {
+            type: 'string',
+            format: 'date-time',
+            description:
+              'When the slice fails without another ping; absent when never.',
+          },
+        },
+      },
+      IssuedPingToken: {
+        type: 'object',
+        required: [
+          'sliceId',
+          'systemRef',
+          'environment',
+          'token',
+          'tokenHint',
+          'pingUrl',
+        ],
+        properties: {
+          sliceId: {
+            type: 'string',
+          },
+          systemRef: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          token: {
+            type: 'string',
+            description: 'Shown this once; only its hash is kept.',
+          },
+          tokenHint: {
+            type: 'string',
+          },
+          pingUrl: {
+            type: 'string',
+            description:
+              'The URL the job pings; add /start or /fail for those signals.',
           },
         },
       },
@@ -1459,6 +1541,106 @@ export const spec = {
             $ref: '#/components/responses/ErrorResponse',
           },
           '429': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+        },
+      },
+    },
+    '/v1/checks/{id}/heartbeat': {
+      parameters: [
+        {
+          $ref: '#/components/parameters/checkId',
+        },
+      ],
+      get: {
+        operationId: 'GetCheckHeartbeat',
+        description:
+          'The slices of a heartbeat check with their last pings and deadlines, and the hint (last characters) of each ping token; never a token. Permission healthcheck.check.update on it, as for managing its tokens; 409 for a check that is not a heartbeat check.',
+        responses: {
+          '200': {
+            description: "The check's heartbeat slices",
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/HeartbeatSlice',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '403': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '404': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '409': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+        },
+      },
+    },
+    '/v1/checks/{id}/heartbeat/tokens': {
+      parameters: [
+        {
+          $ref: '#/components/parameters/checkId',
+        },
+      ],
+      post: {
+        operationId: 'IssueHeartbeatTokens',
+        description:
+          'Makes new ping tokens for the running slices of a heartbeat check (all, or the one named by sliceId), replacing their old ones, and answers them with their ping URLs: the only time a token is shown. Pings are GET or POST to the ping URL (/api/healthcheck/v1/ping/ and the token), or its /start and /fail variants, without Backstage credentials. Permission healthcheck.check.update on the check (a GitOps check too); 409 for a check that is not a heartbeat check.',
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  sliceId: {
+                    type: 'string',
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'The new tokens, each shown once',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/IssuedPingToken',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '403': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '404': {
+            $ref: '#/components/responses/ErrorResponse',
+          },
+          '409': {
             $ref: '#/components/responses/ErrorResponse',
           },
         },

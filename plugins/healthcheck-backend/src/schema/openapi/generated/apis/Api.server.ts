@@ -6,7 +6,10 @@
 // ******************************************************************
 import { CheckDetails } from '../models/CheckDetails.model';
 import { CheckInput } from '../models/CheckInput.model';
+import { GetCheckHeartbeat200Response } from '../models/GetCheckHeartbeat200Response.model';
 import { GetHealth200Response } from '../models/GetHealth200Response.model';
+import { IssueHeartbeatTokens201Response } from '../models/IssueHeartbeatTokens201Response.model';
+import { IssueHeartbeatTokensRequest } from '../models/IssueHeartbeatTokensRequest.model';
 import { ListChecks200Response } from '../models/ListChecks200Response.model';
 import { ListMaintenanceWindows200Response } from '../models/ListMaintenanceWindows200Response.model';
 import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
@@ -67,6 +70,15 @@ export type GetCheck = {
     id: string;
   };
   response: CheckDetails | ModelError;
+};
+/**
+ * @public
+ */
+export type GetCheckHeartbeat = {
+  path: {
+    id: string;
+  };
+  response: GetCheckHeartbeat200Response | ModelError | ModelError | ModelError;
 };
 /**
  * @public
@@ -152,6 +164,20 @@ export type GetSystemSliceUptime = {
     to?: string;
   };
   response: SliceUptimes | ModelError | ModelError | ModelError;
+};
+/**
+ * @public
+ */
+export type IssueHeartbeatTokens = {
+  path: {
+    id: string;
+  };
+  body: IssueHeartbeatTokensRequest;
+  response:
+    | IssueHeartbeatTokens201Response
+    | ModelError
+    | ModelError
+    | ModelError;
 };
 /**
  * @public
@@ -263,6 +289,8 @@ export type EndpointMap = {
 
   '#get|/v1/checks/{id}': GetCheck;
 
+  '#get|/v1/checks/{id}/heartbeat': GetCheckHeartbeat;
+
   '#get|/health': GetHealth;
 
   '#get|/v1/maintenance-windows/{id}': GetMaintenanceWindow;
@@ -276,6 +304,8 @@ export type EndpointMap = {
   '#get|/v1/systems/{namespace}/{name}/history': GetSystemHistory;
 
   '#get|/v1/systems/{namespace}/{name}/uptime': GetSystemSliceUptime;
+
+  '#post|/v1/checks/{id}/heartbeat/tokens': IssueHeartbeatTokens;
 
   '#get|/v1/checks': ListChecks;
 

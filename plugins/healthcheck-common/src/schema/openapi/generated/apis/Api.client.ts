@@ -10,7 +10,10 @@ import { pluginId } from '../pluginId';
 import * as parser from 'uri-template';
 import { CheckDetails } from '../models/CheckDetails.model';
 import { CheckInput } from '../models/CheckInput.model';
+import { GetCheckHeartbeat200Response } from '../models/GetCheckHeartbeat200Response.model';
 import { GetHealth200Response } from '../models/GetHealth200Response.model';
+import { IssueHeartbeatTokens201Response } from '../models/IssueHeartbeatTokens201Response.model';
+import { IssueHeartbeatTokensRequest } from '../models/IssueHeartbeatTokensRequest.model';
 import { ListChecks200Response } from '../models/ListChecks200Response.model';
 import { ListMaintenanceWindows200Response } from '../models/ListMaintenanceWindows200Response.model';
 import { ListProbeTypes200Response } from '../models/ListProbeTypes200Response.model';
@@ -79,6 +82,14 @@ export type EndMaintenanceWindow = {
  * @public
  */
 export type GetCheck = {
+  path: {
+    id: string;
+  };
+};
+/**
+ * @public
+ */
+export type GetCheckHeartbeat = {
   path: {
     id: string;
   };
@@ -159,6 +170,15 @@ export type GetSystemSliceUptime = {
   query: {
     to?: string;
   };
+};
+/**
+ * @public
+ */
+export type IssueHeartbeatTokens = {
+  path: {
+    id: string;
+  };
+  body: IssueHeartbeatTokensRequest;
 };
 /**
  * @public
@@ -390,6 +410,32 @@ export class DefaultApiClient {
   }
 
   /**
+   * The slices of a heartbeat check with their last pings and deadlines, and the hint (last characters) of each ping token; never a token. Permission healthcheck.check.update on it, as for managing its tokens; 409 for a check that is not a heartbeat check.
+   * @param id - An API check id (`payments-http`) or a URL-encoded HealthCheck entity ref.
+   */
+  public async getCheckHeartbeat(
+    // @ts-ignore
+    request: GetCheckHeartbeat,
+    options?: RequestOptions,
+  ): Promise<TypedResponse<GetCheckHeartbeat200Response>> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
+
+    const uriTemplate = `/v1/checks/{id}/heartbeat`;
+
+    const uri = parser.parse(uriTemplate).expand({
+      id: request.path.id,
+    });
+
+    return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
+      },
+      method: 'GET',
+    });
+  }
+
+  /**
    * Liveness of the plugin; needs no credentials.
    */
   public async getHealth(
@@ -590,6 +636,34 @@ export class DefaultApiClient {
         ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
       },
       method: 'GET',
+    });
+  }
+
+  /**
+   * Makes new ping tokens for the running slices of a heartbeat check (all, or the one named by sliceId), replacing their old ones, and answers them with their ping URLs: the only time a token is shown. Pings are GET or POST to the ping URL (/api/healthcheck/v1/ping/ and the token), or its /start and /fail variants, without Backstage credentials. Permission healthcheck.check.update on the check (a GitOps check too); 409 for a check that is not a heartbeat check.
+   * @param id - An API check id (`payments-http`) or a URL-encoded HealthCheck entity ref.
+   * @param body -
+   */
+  public async issueHeartbeatTokens(
+    // @ts-ignore
+    request: IssueHeartbeatTokens,
+    options?: RequestOptions,
+  ): Promise<TypedResponse<IssueHeartbeatTokens201Response>> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(pluginId);
+
+    const uriTemplate = `/v1/checks/{id}/heartbeat/tokens`;
+
+    const uri = parser.parse(uriTemplate).expand({
+      id: request.path.id,
+    });
+
+    return await this.fetchApi.fetch(`${baseUrl}${uri}`, {
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options?.token && { Authorization: `Bearer ${options?.token}` }),
+      },
+      method: 'POST',
+      body: JSON.stringify(request.body),
     });
   }
 

@@ -12,7 +12,10 @@ export interface CheckSummary {
   id: string;
   title?: string;
   type: string;
-  target: string;
+  /**
+   * What the check probes; a heartbeat check has none.
+   */
+  target?: string;
   interval?: string;
   systems: Array<string>;
   paused: boolean;

@@ -1,0 +1,106 @@
+import { heartbeatDeadline, observeHeartbeat } from './heartbeatDeadline';
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('heartbeatDeadline', () => {
+  it('is the last ping plus period plus grace', () => {
+    expect(
+      heartbeatDeadline(
+        { periodMs: 3_600_000, graceMs: 300_000, timezone: 'UTC' },
+        at('2026-03-01T10:00:00Z'),
+      ),
+    ).toBe(at('2026-03-01T11:05:00Z'));
+  });
+
+  it('is the next occurrence of the schedule in its time zone plus grace', () => {
+    const daily3am = {
+      schedule: '0 3 * * *',
+      timezone: 'Europe/Paris',
+      graceMs: 1_800_000,
+    };
+    // 03:00 in Paris is 02:00 UTC in winter...
+    expect(heartbeatDeadline(daily3am, at('2026-01-10T02:10:00Z'))).toBe(
+      at('2026-01-11T02:30:00Z'),
+    );
+    // ...and 01:00 UTC in summer, after the clocks went forward on 29 March.
+    expect(heartbeatDeadline(daily3am, at('2026-03-29T00:30:00Z'))).toBe(
+      at('2026-03-29T01:30:00Z'),
+    );
+    // A ping just after an occurrence is due at the next one.
+    expect(heartbeatDeadline(daily3am, at('2026-07-01T01:00:00Z'))).toBe(
+      at('2026-07-02T01:30:00Z'),
+    );
+  });
+
+  it('is never for a schedule that does not occur within 400 days', () => {
+    // 29 February: the next is in 2028.
+    expect(
+      heartbeatDeadline(
+        { schedule: '0 0 29 2 *', timezone: 'UTC', graceMs: 0 },
+        at('2026-03-01T00:00:00Z'),
+      ),
+    ).toBe(Infinity);
+  });
+});
+
+describe('observeHeartbeat', () => {
+  const timing = { periodMs: 60_000, graceMs: 30_000, timezone: 'UTC' };
+  const armedAt = at('2026-03-01T10:00:00Z');
+
+  it('is ok until the deadline, with the last run duration as response time', () => {
+    const signals = {
+      armedAt,
+      lastPingAt: armedAt + 60_000,
+      lastDurationMs: 4_200,
+    };
+    expect(observeHeartbeat(signals, timing, armedAt + 150_000)).toEqual({
+      ok: true,
+      durationMs: 4_200,
+    });
+    expect(observeHeartbeat(signals, timing, armedAt + 150_001)).toEqual({
+      ok: false,
+      durationMs: 0,
+      error: {
+        kind: 'timeout',
+        message:
+          'No ping since 2026-03-01T10:01:00.000Z; one was due by 2026-03-01T10:02:30.000Z (grace included)',
+      },
+    });
+  });
+
+  it('counts the first deadline from when the ping URL was made', () => {
+    expect(observeHeartbeat({ armedAt }, timing, armedAt + 90_000).ok).toBe(
+      true,
+    );
+    expect(
+      observeHeartbeat({ armedAt }, timing, armedAt + 90_001).error?.message,
+    ).toBe(
+      'No ping since the ping URL was made at 2026-03-01T10:00:00.000Z; one was due by 2026-03-01T10:01:30.000Z (grace included)',
+    );
+  });
+
+  it('fails with the job’s message after a failure ping, until the next success', () => {
+    const failed = {
+      armedAt,
+      lastPingAt: armedAt + 1_000,
+      lastFailAt: armedAt + 2_000,
+      lastMessage: 'disk full',
+    };
+    expect(observeHeartbeat(failed, timing, armedAt + 3_000)).toEqual({
+      ok: false,
+      durationMs: 0,
+      error: {
+        kind: 'other',
+        message:
+          'The job reported a failure at 2026-03-01T10:00:02.000Z: disk full',
+      },
+    });
+    expect(
+      observeHeartbeat(
+        { ...failed, lastPingAt: armedAt + 4_000, lastMessage: 'ok' },
+        timing,
+        armedAt + 5_000,
+      ),
+    ).toEqual({ ok: true, durationMs: 0, body: 'ok' });
+  });
+});

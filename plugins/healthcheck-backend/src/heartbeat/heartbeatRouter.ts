@@ -1,0 +1,239 @@
+import type {
+  BackstageCredentials,
+  HttpAuthService,
+  LoggerService,
+} from '@backstage/backend-plugin-api';
+import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
+import {
+  healthcheckCheckUpdatePermission,
+  heartbeatTimingOf,
+  isHeartbeatSpec,
+  tryDecodeSliceId,
+  type HealthCheckSpec,
+} from '@vigil/plugin-healthcheck-common';
+import express from 'express';
+import Router from 'express-promise-router';
+import type { RunNowStarted } from '../runs/TickRunner';
+import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { CheckReader } from '../service/checkReader';
+import { explainBodyError } from '../service/jsonBody';
+import { createTypedRouter } from '../schema/createTypedRouter';
+import type {
+  DatabaseHeartbeatStore,
+  PingKind,
+} from './DatabaseHeartbeatStore';
+import { heartbeatDeadline } from './heartbeatDeadline';
+import { hashPingToken, isPingTokenShaped } from './pingTokens';
+import type { PingRateLimiter } from './PingRateLimiter';
+
+/** The largest ping body kept as the run's message. */
+export const MAX_PING_BODY_BYTES = 10 * 1024;
+
+/** The paths that take pings, which carry no Backstage credentials. */
+export const PING_PATH = '/v1/ping';
+
+const PING_KINDS: Record<string, PingKind> = {
+  '': 'success',
+  start: 'start',
+  fail: 'fail',
+};
+
+/** What the heartbeat routes need. */
+export interface HeartbeatRouterOptions {
+  logger: LoggerService;
+  httpAuth: HttpAuthService;
+  store: DatabaseHeartbeatStore;
+  limiter: PingRateLimiter;
+  checks: Pick<CheckReader, 'authorizedCheck'>;
+  /** The running slices of a check, as the scheduler runs them. */
+  readRunningOfCheck: (checkId: string) => Promise<DesiredSlice[]>;
+  /** Records a run of the slice now, through the path every run takes. */
+  runNow: (
+    slice: DesiredSlice,
+    at: number,
+  ) => Promise<Pick<RunNowStarted, 'joined' | 'done'>>;
+  /** Removes secret values from a ping's body before it is kept. */
+  redact: (text: string) => string;
+  /** The plugin's external base URL, for the ping URLs. */
+  baseUrl: () => Promise<string>;
+  now?: () => number;
+}
+
+/**
+ * The ping routes (`GET|POST /v1/ping/{token}`, and `/start`, `/fail`),
+ * whose token is their only credential, and the routes that manage a
+ * heartbeat check's tokens (`GET /v1/checks/{id}/heartbeat`,
+ * `POST /v1/checks/{id}/heartbeat/tokens`), for those who may update it.
+ */
+export function createHeartbeatRouter(
+  options: HeartbeatRouterOptions,
+): express.Router {
+  const { store, limiter, logger } = options;
+  const now = options.now ?? Date.now;
+  const router = Router();
+  const readBody = express.text({
+    type: () => true,
+    limit: MAX_PING_BODY_BYTES,
+  });
+
+  const ping = async (req: express.Request, res: express.Response) => {
+    const kind = PING_KINDS[req.params.kind ?? ''];
+    const token = req.params.token;
+    // Every text is hashed and looked up alike, found or not.
+    const tokenHash = hashPingToken(token);
+    const found =
+      kind && isPingTokenShaped(token)
+        ? await store.findByTokenHash(tokenHash)
+        : undefined;
+    if (!found) {
+      throw new NotFoundError('No heartbeat has this ping URL');
+    }
+    const refused = limiter.take(tokenHash);
+    if (refused) {
+      res.setHeader('Retry-After', String(refused.retryAfterSeconds));
+      res.status(429).json({
+        error: {
+          name: 'TooManyRequestsError',
+          message: `Too many pings of this URL; try again in ${refused.retryAfterSeconds} s`,
+        },
+      });
+      return;
+    }
+    await new Promise<void>((resolve, reject) =>
+      readBody(req, res, error =>
+        error
+          ? reject(explainBodyError(error, MAX_PING_BODY_BYTES))
+          : resolve(),
+      ),
+    );
+    const text = typeof req.body === 'string' ? req.body.trim() : '';
+    const message = text ? options.redact(text) : undefined;
+    const at = now();
+    await store.recordPing(found.sliceId, kind, at, message);
+    if (kind !== 'start') {
+      // The run is recorded where every run is, by the slice's claim, so
+      // one ping is one run whichever instance took it.
+      const slice = (await options.readRunningOfCheck(found.checkId)).find(
+        s => s.id === found.sliceId,
+      );
+      if (slice) {
+        const run = await options.runNow(slice, at);
+        if (run.joined) {
+          // A run under way may have read the signals before this ping:
+          // one more after it, so the ping shows now, not at the next tick.
+          run.done
+            .then(() => options.runNow(slice, now()))
+            .catch(error =>
+              logger.warn(`Run after a ping of ${slice.id} failed`, error),
+            );
+        }
+      } else {
+        logger.info(
+          `Ping of ${found.sliceId} kept; the slice is not running (paused or removed)`,
+        );
+      }
+    }
+    res.status(200).json({ ok: true, signal: kind });
+  };
+  router.get(`${PING_PATH}/:token/:kind?`, ping);
+  router.post(`${PING_PATH}/:token/:kind?`, ping);
+
+  const managed = createManagementRoutes(options, now);
+  router.use(managed);
+  return router;
+}
+
+function createManagementRoutes(
+  options: HeartbeatRouterOptions,
+  now: () => number,
+) {
+  const { store, httpAuth, checks } = options;
+  const router = createTypedRouter();
+
+  /** The check if the caller may manage it and it is a heartbeat check. */
+  async function heartbeatCheck(id: string, credentials: BackstageCredentials) {
+    const check = await checks.authorizedCheck(
+      id,
+      credentials,
+      healthcheckCheckUpdatePermission,
+    );
+    if (!isHeartbeatSpec(check.spec)) {
+      throw new ConflictError(
+        `Check '${id}' is a ${check.spec.type} check; only a heartbeat check has ping URLs`,
+      );
+    }
+    return check;
+  }
+
+  router.get('/v1/checks/:id/heartbeat', async (req, res) => {
+    const credentials = await httpAuth.credentials(req, {
+      allow: ['user', 'service'],
+    });
+    const check = await heartbeatCheck(req.params.id, credentials);
+    const timing = heartbeatTimingOf(check.spec as HealthCheckSpec);
+    const items = (await store.listOfCheck(check.id)).map(slice => {
+      const key = tryDecodeSliceId(slice.sliceId);
+      const deadline = heartbeatDeadline(
+        timing,
+        slice.lastPingAt ?? slice.armedAt,
+      );
+      return {
+        sliceId: slice.sliceId,
+        systemRef: key?.systemRef,
+        environment: key?.environment,
+        tokenHint: slice.tokenHint,
+        armedAt: iso(slice.armedAt)!,
+        lastPingAt: iso(slice.lastPingAt),
+        lastStartAt: iso(slice.lastStartAt),
+        lastFailAt: iso(slice.lastFailAt),
+        lastDurationMs: slice.lastDurationMs,
+        deadline: Number.isFinite(deadline) ? iso(deadline) : undefined,
+      };
+    });
+    res.json({ items });
+  });
+
+  router.post('/v1/checks/:id/heartbeat/tokens', async (req, res) => {
+    const credentials = await httpAuth.credentials(req, {
+      allow: ['user', 'service'],
+    });
+    const check = await heartbeatCheck(req.params.id, credentials);
+    const sliceId = req.body?.sliceId;
+    const running = await options.readRunningOfCheck(check.id);
+    const slices = sliceId
+      ? running.filter(slice => slice.id === sliceId)
+      : running;
+    if (sliceId && slices.length === 0) {
+      throw new InputError(
+        `Check '${check.id}' has no running slice ${JSON.stringify(
+          sliceId,
+        )}; its slices are ${running.map(s => s.id).join(', ') || '(none)'}`,
+      );
+    }
+    if (slices.length === 0) {
+      throw new NotFoundError(
+        `Check '${check.id}' has no running slices: it is paused, or names no system in the catalog yet`,
+      );
+    }
+    const issued = await store.issueTokens(
+      check.id,
+      slices.map(slice => slice.id),
+      now(),
+    );
+    const base = await options.baseUrl();
+    const bySlice = new Map(slices.map(slice => [slice.id, slice]));
+    res.status(201).json({
+      items: issued.map(token => ({
+        ...token,
+        systemRef: bySlice.get(token.sliceId)!.systemRef,
+        environment: bySlice.get(token.sliceId)!.environment,
+        pingUrl: `${base}${PING_PATH}/${token.token}`,
+      })),
+    });
+  });
+  return router;
+}
+
+function iso(at: number | undefined): string | undefined {
+  return at === undefined ? undefined : new Date(at).toISOString();
+}
