@@ -32,6 +32,7 @@ import {
   PING_PATH,
   PingRateLimiter,
   readHeartbeatSettings,
+  scheduleHeartbeatPruning,
 } from './heartbeat';
 import { CheckAccess } from './permissions/CheckAccess';
 import { createCheckReader } from './service/checkReader';
@@ -170,6 +171,11 @@ export const healthcheckPlugin = createBackendPlugin({
         const heartbeats = await DatabaseHeartbeatStore.create({ database });
         probeTypes.add(createHeartbeatProbeType({ store: heartbeats }));
         await fixDemoPingTokens(config, heartbeats, logger);
+        await scheduleHeartbeatPruning({
+          scheduler,
+          store: heartbeats,
+          logger: logger.child({ component: 'heartbeats' }),
+        });
         for (const probeType of createBuiltinProbeTypes({
           networkPolicy: readNetworkPolicy(config),
           secrets,

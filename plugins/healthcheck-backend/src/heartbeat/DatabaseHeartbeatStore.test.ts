@@ -67,6 +67,35 @@ describe.each(databases.eachSupportedId())(
       });
     });
 
+    it('prunes the rows of slices gone from the slice table, and keeps the rest', async () => {
+      const { knex, store } = await createStore();
+      await store.issueTokens('export', ['kept', 'tombstone', 'gone'], 0);
+      const slice = (id: string, removed: boolean) => ({
+        id,
+        check_id: 'export',
+        system_ref: 'system:default/data',
+        environment: id,
+        paused: false,
+        removed,
+        interval_ms: 10_000,
+        timeout_ms: 10_000,
+        config_hash: 'h',
+        definition: null,
+        revision: 1,
+        updated_at: 0,
+      });
+      await knex('healthcheck_slices').insert([
+        slice('kept', false),
+        // A tombstone still tells instances of the removal: not yet.
+        slice('tombstone', true),
+      ]);
+      expect(await store.pruneOrphans()).toBe(1);
+      expect(await store.read('gone')).toBeUndefined();
+      expect(await store.read('kept')).toBeDefined();
+      expect(await store.read('tombstone')).toBeDefined();
+      expect(await store.pruneOrphans()).toBe(0);
+    });
+
     it('migrates down and up again', async () => {
       const { knex } = await createStore();
       expect(await knex.schema.hasTable('healthcheck_heartbeats')).toBe(true);

@@ -5,6 +5,8 @@ import type { HeartbeatSignals } from './heartbeatDeadline';
 import { createPingToken, hashPingToken, pingTokenHint } from './pingTokens';
 
 const TABLE = 'healthcheck_heartbeats';
+/** Read only, to find the rows of slices that are gone. */
+const SLICES_TABLE = 'healthcheck_slices';
 
 /** What a job sends: it started, it succeeded, or it failed. */
 export type PingKind = 'start' | 'success' | 'fail';
@@ -127,6 +129,23 @@ export class DatabaseHeartbeatStore {
       .where({ check_id: checkId })
       .orderBy('slice_id');
     return rows.map(heartbeatSliceOf);
+  }
+
+  /**
+   * Deletes the rows of slices that are gone from the slice table (their
+   * tombstones pruned, so no instance runs them): their tokens die with
+   * them, and the table grows with the slices that exist, not with time.
+   * A slice that comes back later needs a new ping URL.
+   */
+  async pruneOrphans(): Promise<number> {
+    const db = this.#db;
+    return await db(TABLE)
+      .whereNotExists(
+        db(SLICES_TABLE)
+          .select(db.raw('1'))
+          .whereRaw(`${SLICES_TABLE}.id = ${TABLE}.slice_id`),
+      )
+      .delete();
   }
 
   /**
