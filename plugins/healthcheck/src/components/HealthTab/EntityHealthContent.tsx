@@ -94,8 +94,9 @@ function SystemHealthContent(props: {
     live,
   } = useSystemHealth(systemRef);
   const uptimes = useSliceUptimes(system);
+  // Async, so an API that throws at once is an error of the checks alone.
   const loadChecks = useCallback(
-    () => api.listSystemChecks(systemRef),
+    async () => api.listSystemChecks(systemRef),
     [api, systemRef],
   );
   const checks = useSystemChecksRequest(loadChecks);
