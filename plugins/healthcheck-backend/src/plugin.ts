@@ -9,7 +9,6 @@ import { validateHealthCheckSpec } from '@vigil/plugin-healthcheck-common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
-  type BackstageCredentials,
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
@@ -26,16 +25,10 @@ import { readDeploymentKey } from './database/deploymentKeys';
 import { createInstanceRunner } from './runs/createInstanceRunner';
 import {
   createHeartbeatProbeType,
-  createHeartbeatRouter,
   DatabaseHeartbeatStore,
   fixDemoPingTokens,
-  PING_PATH,
-  PingRateLimiter,
-  readHeartbeatSettings,
   scheduleHeartbeatPruning,
 } from './heartbeat';
-import { CheckAccess } from './permissions/CheckAccess';
-import { createCheckReader } from './service/checkReader';
 import { createRunCheckNow } from './runs/runCheckNow';
 import {
   readRunNowRateSettings,
@@ -70,13 +63,6 @@ import {
   sliceSecretProblems,
 } from './reconciler';
 import {
-  badgeAuthPolicy,
-  badgeLoaders,
-  createBadgeRouter,
-  readBadgeSettings,
-} from './badges';
-import { createBadgeAuthorizer } from './badges/badgeVisibility';
-import {
   DatabaseHistoryStore,
   readHistorySettings,
   scheduleHistoryMaintenance,
@@ -89,29 +75,23 @@ import {
 } from './sweep';
 import { migratedClient } from './database/migrations';
 import {
-  createSloRouter,
   DatabaseSloAlertStore,
   loadCatalogObjectives,
   readSloAlertRules,
   scheduleSloAlerts,
   SloHistoryReader,
-  summarizeObjectives,
-  systemSloSummaries,
 } from './slo';
-import { createApiRouter } from './service/createApiRouter';
+import { createRouter } from './service/createRouter';
 import { DatabaseMaintenanceStore } from './maintenance/DatabaseMaintenanceStore';
 import { MaintenanceCalendar } from './maintenance/MaintenanceCalendar';
-import { createMaintenanceRouter } from './maintenance/maintenanceRouter';
 import { MaintenanceNotificationHold } from './maintenance/MaintenanceNotificationHold';
-import { systemMaintenance } from './maintenance/systemMaintenance';
 import {
   scheduleHeldNotificationRelease,
   scheduleMaintenancePrune,
 } from './maintenance/scheduleMaintenanceTasks';
-import { createSystemsRouter } from './service/systemsRouter';
 import { createSystemHealthReads } from './service/systemHealthReads';
+import { systemHealthSources } from './service/systemHealthSources';
 import { registerHealthActions } from './actions';
-import { createChecksRouter } from './service/checksRouter';
 
 /**
  * The Vigil health-check backend plugin, served under `/api/healthcheck`.
@@ -377,74 +357,18 @@ export const healthcheckPlugin = createBackendPlugin({
           limiter: new RunNowRateLimiter(readRunNowRateSettings(config)),
           logger,
         });
-        const checksRouter = await createChecksRouter({
-          logger,
-          httpAuth,
-          permissions,
-          auditor,
-          store,
-          catalog,
-          checkRuleset,
-          probeTypes,
-          minIntervalMs,
-          secrets,
-          allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
-          runCheck,
-          // An edit through the API converges its systems at once, and
-          // this instance picks the result up without waiting.
-          onChecksChanged: change => {
-            reconciler
-              .reconcileSystems(change.systems)
-              .then(() => probing.engine.scheduler.refreshDesired())
-              .catch(error =>
-                logger.warn(
-                  `Reconciling the systems of check ${change.checkId} failed; the next full pass will`,
-                  error,
-                ),
-              );
-          },
-        });
-        const healthReadOptions = {
+        const healthReadOptions = systemHealthSources({
           catalog,
           states,
           history,
-          loadRollup: (systemRef: string) => rollups.get(systemRef),
-          loadRollups: (systemRefs: readonly string[]) =>
-            rollups.getMany(systemRefs),
-          loadSystemSlices: async (systemRef: string) =>
-            readModel?.read(systemRef)?.slices ??
-            (await states.readSystemSlices(systemRef)),
+          rollups,
+          readModel,
           liveKeyOf,
-          maintenanceOf: async (
-            systemSlices: Parameters<typeof systemMaintenance>[1],
-          ) =>
-            systemMaintenance(
-              await maintenance.windows(),
-              systemSlices,
-              Date.now(),
-            ),
-          sloSummaries: (
-            systemRefs: readonly string[],
-            credentials: BackstageCredentials,
-          ) =>
-            systemSloSummaries({
-              catalog,
-              reader: sloReader,
-              credentials,
-              systemRefs,
-              now: Date.now(),
-            }),
-        };
+          maintenance,
+          sloReader,
+        });
         // The API and the actions answer from the same reads.
         const healthReads = createSystemHealthReads(healthReadOptions);
-        const systemsRouter = createSystemsRouter({
-          ...healthReadOptions,
-          httpAuth,
-          permissions,
-          checkRuleset,
-          checks: store,
-          reads: healthReads,
-        });
         registerHealthActions({
           actionsRegistry,
           reads: healthReads,
@@ -454,48 +378,6 @@ export const healthcheckPlugin = createBackendPlugin({
           permissions,
           checkRuleset,
           runCheck,
-        });
-        const badgeLogger = logger.child({ component: 'badges' });
-        const badgeSettings = readBadgeSettings(config);
-        const badgeRouter = createBadgeRouter({
-          logger: badgeLogger,
-          authorize: createBadgeAuthorizer({
-            httpAuth,
-            auth,
-            permissions,
-            settings: badgeSettings,
-          }),
-          ...badgeLoaders({
-            logger: badgeLogger,
-            loadRollup: systemRef => rollups.getOrEmpty(systemRef),
-            history,
-          }),
-          loadMaintenance: async systemRef =>
-            systemMaintenance(
-              await maintenance.windows(),
-              await healthReadOptions.loadSystemSlices(systemRef),
-              Date.now(),
-            ),
-          // The badge's caller may read the system (authorize said so);
-          // its objectives are read as the plugin, as its rollup is.
-          loadObjectives: async systemRef =>
-            summarizeObjectives({
-              objectives: await loadCatalogObjectives({
-                catalog,
-                credentials: await auth.getOwnServiceCredentials(),
-                systemRef,
-              }),
-              reader: sloReader,
-              now: Date.now(),
-            }),
-        });
-        const maintenanceRouter = createMaintenanceRouter({
-          httpAuth,
-          permissions,
-          auditor,
-          catalog,
-          store: maintenanceStore,
-          calendar: maintenance,
         });
         const sloAlertRules = readSloAlertRules(config);
         await scheduleSloAlerts({
@@ -511,45 +393,51 @@ export const healthcheckPlugin = createBackendPlugin({
           notifications,
           rules: sloAlertRules,
         });
-        const sloRouter = createSloRouter({
+        const { router, authPolicies } = await createRouter({
+          logger,
+          config,
           httpAuth,
+          auth,
+          permissions,
+          auditor,
           catalog,
-          reader: sloReader,
-          rules: sloAlertRules,
-        });
-        const heartbeatRouter = createHeartbeatRouter({
-          logger: logger.child({ component: 'heartbeats' }),
-          httpAuth,
-          store: heartbeats,
-          limiter: new PingRateLimiter(readHeartbeatSettings(config)),
-          checks: createCheckReader({
-            store,
-            catalog,
-            access: new CheckAccess({
-              catalog,
-              permissions,
-              ruleset: checkRuleset,
-            }),
-          }),
+          discovery,
+          store,
+          history,
+          heartbeats,
+          maintenanceStore,
+          maintenance,
+          rollups,
+          sloReader,
+          sloAlertRules,
+          checkRuleset,
+          probeTypes,
+          secrets,
+          minIntervalMs,
+          allowPlaceholderHosts: desiredSliceSettings.allowPlaceholderHosts,
+          healthReadOptions,
+          healthReads,
+          runCheck,
+          // An edit through the API converges its systems at once, and
+          // this instance picks the result up without waiting.
+          onChecksChanged: change => {
+            reconciler
+              .reconcileSystems(change.systems)
+              .then(() => probing.engine.scheduler.refreshDesired())
+              .catch(error =>
+                logger.warn(
+                  `Reconciling the systems of check ${change.checkId} failed; the next full pass will`,
+                  error,
+                ),
+              );
+          },
           readRunningOfCheck: checkId => slices.readRunningOfCheck(checkId),
           runNow: (slice, at) => probing.engine.runner.runNow(slice, at),
-          redact: text => secrets.redact(text),
-          baseUrl: () => discovery.getExternalBaseUrl('healthcheck'),
         });
-        httpRouter.use(
-          createApiRouter([
-            heartbeatRouter,
-            checksRouter,
-            systemsRouter,
-            badgeRouter,
-            maintenanceRouter,
-            sloRouter,
-          ]),
-        );
-        httpRouter.addAuthPolicy(badgeAuthPolicy(badgeSettings));
-        httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
-        // A ping's token is its credential: jobs have no Backstage identity.
-        httpRouter.addAuthPolicy({ path: PING_PATH, allow: 'unauthenticated' });
+        httpRouter.use(router);
+        for (const policy of authPolicies) {
+          httpRouter.addAuthPolicy(policy);
+        }
         logger.info(
           `Health checks ready; probe types: ${
             probeTypes.list().join(', ') || 'none yet'

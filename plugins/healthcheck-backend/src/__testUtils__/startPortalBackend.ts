@@ -19,7 +19,10 @@ import { Entity } from '@backstage/catalog-model';
 import type { JsonObject } from '@backstage/types';
 import catalogPlugin from '@backstage/plugin-catalog-backend';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
-import { eventsServiceFactory } from '@backstage/plugin-events-node';
+import {
+  DefaultEventsService,
+  eventsServiceRef,
+} from '@backstage/plugin-events-node';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import permissionPlugin from '@backstage/plugin-permission-backend';
 import type { PermissionPolicy } from '@backstage/plugin-permission-node';
@@ -168,11 +171,27 @@ export async function startPortalBackend(options: {
       }),
       // Backstage's own events service, one bus for every plugin (the mock
       // gives each plugin a bus of its own): the catalog module's change
-      // announcements reach the health-check plugin as in a portal.
-      eventsServiceFactory,
+      // announcements reach the health-check plugin as in a portal. Without
+      // the shutdown hook of the real factory, so the catalog's processing
+      // loop may still publish its errors while the test backend stops.
+      createServiceFactory({
+        service: eventsServiceRef,
+        deps: {
+          pluginMetadata: coreServices.pluginMetadata,
+          rootLogger: coreServices.rootLogger,
+        },
+        async createRootContext({ rootLogger }) {
+          return DefaultEventsService.create({
+            logger: rootLogger,
+            useEventBus: 'never',
+          });
+        },
+        async factory({ pluginMetadata }, events) {
+          return events.forPlugin(pluginMetadata.getId());
+        },
+      }),
       mockServices.rootConfig.factory({
         data: {
-          events: { useEventBus: 'never' },
           permission: { enabled: true },
           catalog: {
             processingInterval: { seconds: 1 },
