@@ -28,10 +28,10 @@ import { HOUR_MS, hourStartOf } from '../../src/history/aggregateRuns';
 import { syntheticCatalog, syntheticChecks } from '../reconciler/benchCatalog';
 import {
   desiredSlices,
-  type DesiredSlice,
   type ReconcilableCheck,
   type SystemEnvironments,
 } from '../../src/reconciler/desiredSlices';
+import type { DesiredSlice } from '../../src/model';
 import {
   groupMembersBySystem,
   resolveEnvironments,

@@ -27,7 +27,7 @@ import { DatabaseClaimStore } from '../../src/claims/DatabaseClaimStore';
 import { TickClaimer } from '../../src/claims/TickClaimer';
 import { OutageJournal, OutageMode } from '../../src/outage';
 import { DatabaseStateStore } from '../../src/database/DatabaseStateStore';
-import type { DesiredSlice } from '../../src/reconciler/desiredSlices';
+import type { DesiredSlice } from '../../src/model';
 import { EnvironmentTransitions } from '../../src/rollup/EnvironmentTransitions';
 import { createRunFollowUp } from '../../src/rollup/runFollowUp';
 import type { DueTick } from '../../src/scheduler/types';

@@ -66,7 +66,7 @@ import { SliceScheduler } from '../../src/scheduler/SliceScheduler';
 import { catalogFingerprints } from '../../src/reconciler/catalogFingerprints';
 import { CatalogChangePoller } from '../../src/reconciler/CatalogChangePoller';
 import { createStoredSliceSource } from '../../src/reconciler/createStoredSliceSource';
-import type { DesiredSlice } from '../../src/reconciler/desiredSlices';
+import type { DesiredSlice } from '../../src/model';
 import { createReconcileLock } from '../../src/reconciler/ReconcileLock';
 import { Reconciler } from '../../src/reconciler/Reconciler';
 import { readReconcileSettings } from '../../src/reconciler/reconcileSettings';

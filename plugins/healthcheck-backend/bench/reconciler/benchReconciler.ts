@@ -64,10 +64,10 @@ import { SliceScheduler } from '../../src/scheduler/SliceScheduler';
 import { createStoredSliceSource } from '../../src/reconciler/createStoredSliceSource';
 import {
   desiredSlices,
-  type DesiredSlice,
   type ReconcilableCheck,
   type SystemEnvironments,
 } from '../../src/reconciler/desiredSlices';
+import type { DesiredSlice } from '../../src/model';
 import {
   planReconcile,
   type HeldSlice,

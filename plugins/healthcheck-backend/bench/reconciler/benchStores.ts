@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { Knex } from 'knex';
 import { toSliceRow } from '../../src/database/DatabaseSliceStore';
-import type { DesiredSlice } from '../../src/reconciler/desiredSlices';
+import type { DesiredSlice } from '../../src/model';
 import type { ReconcileLock } from '../../src/reconciler/ReconcileLock';
 import type {
   SliceChanges,

@@ -27,7 +27,7 @@ import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
 import type { Knex } from 'knex';
 import { DatabaseSliceStore } from '../../src/database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../../src/database/DatabaseStateStore';
-import type { DesiredSlice } from '../../src/reconciler/desiredSlices';
+import type { DesiredSlice } from '../../src/model';
 import { readBenchArgs, type BenchCommand } from '../benchArgs';
 import {
   BenchDatabase,

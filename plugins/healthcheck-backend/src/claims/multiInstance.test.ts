@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { claimKeyAt } from '../scheduler';
 
 /*

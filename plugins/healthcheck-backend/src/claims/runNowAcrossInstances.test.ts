@@ -18,7 +18,7 @@ import { DatabaseHistoryStore } from '../history';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../probes/networkGuard';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { eventually } from '../rollup/__testUtils__/healthTestbed';
 import { ownerOf } from './rendezvous';
 

@@ -2,7 +2,7 @@ import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
 import type { Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { DatabaseSliceStore } from './DatabaseSliceStore';
 import type { SliceWrite } from '../model';
 

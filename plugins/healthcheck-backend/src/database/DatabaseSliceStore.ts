@@ -2,7 +2,7 @@ import { DatabaseService } from '@backstage/backend-plugin-api';
 import { migratedClient } from './migrations';
 import { Knex } from 'knex';
 import { insertPauseMarkers } from '../claims/DatabaseClaimStore';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { Engine, engineOf, rowsOf } from './engine';
 import type {
   SliceChanges,

@@ -3,7 +3,7 @@ import knexFactory from 'knex';
 import request from 'supertest';
 import { appWithErrorMiddleware } from '../__testUtils__/appWithErrorMiddleware';
 import { migrateUp } from '../database/migrations';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { DatabaseHeartbeatStore } from './DatabaseHeartbeatStore';
 import { createHeartbeatRouter } from './heartbeatRouter';
 import { PingRateLimiter } from './PingRateLimiter';

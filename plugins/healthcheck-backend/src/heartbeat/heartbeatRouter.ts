@@ -14,7 +14,7 @@ import {
 import express from 'express';
 import Router from 'express-promise-router';
 import type { RunNowStarted } from '../runs/TickRunner';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import type { CheckReader } from '../service/checkReader';
 import { explainBodyError } from '../service/jsonBody';
 import { createTypedRouter } from '../schema/createTypedRouter';

@@ -1,4 +1,4 @@
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from './slices';
 
 /**
  * What the planner needs of a stored slice: its timing, config hash and

@@ -23,4 +23,5 @@ export type * from './ClaimStore';
 export type * from './HistoryStore';
 export type * from './runs';
 export type * from './SliceStore';
+export type * from './slices';
 export type * from './states';

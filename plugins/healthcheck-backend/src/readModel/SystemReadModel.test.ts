@@ -8,7 +8,7 @@ import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { StoredSliceState } from '../model';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { RollupService } from '../rollup/RollupService';
 import { liveKeysUnder } from '../rollup/liveKeys';
 import { quietLogger } from '../tooling/quietLogger';

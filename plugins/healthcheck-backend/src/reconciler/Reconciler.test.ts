@@ -16,7 +16,7 @@ import { matrixOf } from '../rollup/systemMatrix';
 import type { DueTick } from '../scheduler';
 import { CatalogChangePoller } from './CatalogChangePoller';
 import { createStoredSliceSource } from './createStoredSliceSource';
-import type { DesiredSlice } from './desiredSlices';
+import type { DesiredSlice } from '../model';
 import { readDemoCatalog } from './__testUtils__/demoCatalog';
 import { mutableCatalog } from './__testUtils__/mutableCatalog';
 import {

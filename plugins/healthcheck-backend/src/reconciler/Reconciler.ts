@@ -3,7 +3,7 @@ import { stringifyEntityRef, parseEntityRef } from '@backstage/catalog-model';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { isPausedHeader, pausedHeader } from '../database/DatabaseSliceStore';
 import { DerivationMemo } from './derivationMemo';
-import type { DesiredSlice, PausedSlice } from './desiredSlices';
+import type { DesiredSlice, PausedSlice } from '../model';
 import {
   CheckSpecValidator,
   LoadedDesiredSlices,

@@ -1,5 +1,5 @@
 import type { SliceChange } from '../scheduler';
-import type { DesiredSlice } from './desiredSlices';
+import type { DesiredSlice } from '../model';
 import type { SliceStore } from '../model';
 
 /** How often a loader re-reads the whole set even when changes are known. */

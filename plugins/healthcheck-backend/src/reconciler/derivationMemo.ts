@@ -1,4 +1,4 @@
-import type { DesiredSlice, PausedSlice, RefusedSlice } from './desiredSlices';
+import type { DesiredSlice, PausedSlice, RefusedSlice } from '../model';
 
 /**
  * What one check derived on one system: its slices (those its

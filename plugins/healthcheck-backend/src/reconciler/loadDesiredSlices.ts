@@ -18,12 +18,11 @@ import {
   resolveCheckTiming,
 } from '@vigil/plugin-healthcheck-common';
 import {
-  DesiredSlice,
   desiredSlices,
-  DesiredSliceSet,
   ReconcilableCheck,
   SystemEnvironments,
 } from './desiredSlices';
+import type { DesiredSlice, DesiredSliceSet } from '../model';
 import type { DerivationMemo, MemoPass } from './derivationMemo';
 import type { DesiredSliceSettings } from './reconcileSettings';
 import {

@@ -4,7 +4,7 @@ import {
 } from '@vigil/plugin-healthcheck-node';
 import { parseEntityRef } from '@backstage/catalog-model';
 import { isApiCheckId } from '../service/checkIds';
-import type { DesiredSlice } from './desiredSlices';
+import type { DesiredSlice } from '../model';
 
 /**
  * Secret references a slice may not use, judged on its rendered target: the

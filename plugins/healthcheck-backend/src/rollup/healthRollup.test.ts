@@ -6,7 +6,7 @@ import {
   SYSTEM_STATUS_CHANGED_TOPIC,
 } from '@vigil/plugin-healthcheck-common';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import {
   DEMO_SLICES as SLICES,
   eventually,

@@ -19,7 +19,7 @@ import {
 } from '../outage';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { createStoredSliceSource } from '../reconciler/createStoredSliceSource';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import type { SliceChange } from '../scheduler';
 import type { RederiveHealth } from '../sweep';
 import { RunEngine } from './RunEngine';

@@ -1,5 +1,5 @@
 import { mockServices } from '@backstage/backend-test-utils';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { createRunCheckNow } from './runCheckNow';
 import { RunNowRateLimiter, TooManyRequestsError } from './runNowRateLimit';
 import type { RunNowStarted } from './TickRunner';

@@ -1,5 +1,5 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import type { CheckRunStarted } from '../model';
 import type { RunNowRateLimiter } from './runNowRateLimit';
 import type { RunNowStarted } from './TickRunner';

@@ -11,7 +11,7 @@ import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
 import { readNetworkPolicy } from '../probes/networkGuard';
 import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
-import type { DesiredSlice } from '../reconciler/desiredSlices';
+import type { DesiredSlice } from '../model';
 import { createInstanceRunner, InstanceRunner } from './createInstanceRunner';
 import { CachedSliceStates } from './CachedSliceStates';
 

@@ -23,3 +23,13 @@ export function formatProblemPath(path: ProblemPath): string {
   }
   return text;
 }
+
+/**
+ * One thing wrong with a check spec: where (`['spec', 'interval']`,
+ * `['spec', 'conditions', 2]`) and why.
+ * @public
+ */
+export interface HealthCheckSpecProblem {
+  path: ProblemPath;
+  reason: string;
+}

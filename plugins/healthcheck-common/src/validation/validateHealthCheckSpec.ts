@@ -19,7 +19,11 @@ import {
 } from '../model';
 import { validateCheckEnvironmentNames } from '../model/environmentNames';
 import { ProbeConfigRules, validateProbeConfig } from './probeConfigValidation';
-import { formatProblemPath, ProblemPath } from './problemPath';
+import {
+  formatProblemPath,
+  HealthCheckSpecProblem,
+  ProblemPath,
+} from './problemPath';
 import type { MaintenanceRecurrenceRules } from './validateMaintenanceWindowSpec';
 
 /**
@@ -111,16 +115,6 @@ export interface HealthCheckSecretUses {
       path: ProblemPath;
     },
   ): HealthCheckSpecProblem[];
-}
-
-/**
- * One thing wrong with a check spec: where (`['spec', 'interval']`,
- * `['spec', 'conditions', 2]`) and why.
- * @public
- */
-export interface HealthCheckSpecProblem {
-  path: ProblemPath;
-  reason: string;
 }
 
 /**

@@ -8,8 +8,7 @@ import {
   parseDuration,
 } from '../model';
 import { environmentNameProblem } from '../model/environmentNames';
-import { ProblemPath } from './problemPath';
-import type { HealthCheckSpecProblem } from './validateHealthCheckSpec';
+import type { HealthCheckSpecProblem, ProblemPath } from './problemPath';
 
 /**
  * What reads recurrence rules, so the validator judges them with the same

@@ -10,7 +10,7 @@ import {
   SERVICE_LEVEL_OBJECTIVE_LIMITS,
 } from '../model/serviceLevelObjective';
 import { formatProblemPath, ProblemPath } from './problemPath';
-import type { HealthCheckSpecProblem } from './validateHealthCheckSpec';
+import type { HealthCheckSpecProblem } from './problemPath';
 
 /**
  * What a ServiceLevelObjective spec is validated with.

@@ -20,7 +20,7 @@ import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../../database/DatabaseStateStore';
 import type { SliceStatus } from '../../judge';
 import { readDemoCatalog } from '../../reconciler/__testUtils__/demoCatalog';
-import type { DesiredSlice } from '../../reconciler/desiredSlices';
+import type { DesiredSlice } from '../../model';
 import type { NotificationSettings } from '../buildNotification';
 import { EnvironmentTransitions } from '../EnvironmentTransitions';
 import { liveKeysUnder } from '../liveKeys';
