@@ -5,15 +5,8 @@ import {
   tryDecodeSliceId,
 } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseHeartbeatStore } from './DatabaseHeartbeatStore';
+import { sliceIdOfHeartbeatTarget } from '../reconciler/heartbeatTargets';
 import { observeHeartbeat } from './heartbeatDeadline';
-
-/** A heartbeat slice's target: its id, as no probe goes anywhere. */
-const TARGET_PREFIX = 'heartbeat:';
-
-/** The target of a heartbeat slice. */
-export function heartbeatTargetOf(sliceId: string): string {
-  return `${TARGET_PREFIX}${sliceId}`;
-}
 
 /**
  * The `heartbeat` type: a tick "probes" by reading the slice's last pings
@@ -29,9 +22,7 @@ export function createHeartbeatProbeType(options: {
   return {
     type: HEARTBEAT_CHECK_TYPE,
     async run({ target, config }): Promise<ProbeResult> {
-      const sliceId = target.startsWith(TARGET_PREFIX)
-        ? target.slice(TARGET_PREFIX.length)
-        : target;
+      const sliceId = sliceIdOfHeartbeatTarget(target);
       const signals = await options.store.read(sliceId);
       if (!signals) {
         return {

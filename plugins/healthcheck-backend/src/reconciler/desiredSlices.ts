@@ -10,7 +10,7 @@ import {
   environmentNameProblem,
   isHeartbeatSpec,
 } from '@vigil/plugin-healthcheck-common';
-import { heartbeatTargetOf } from '../heartbeat/heartbeatProbeType';
+import { heartbeatTargetOf } from './heartbeatTargets';
 import type { DerivationMemo, PairDerivation } from './derivationMemo';
 import type { DesiredSlice, DesiredSliceSet } from '../model';
 import type {
