@@ -133,12 +133,57 @@ describe('WriteCoalescer', () => {
     expect(coalescer.inFlight).toBe(0);
   });
 
-  it('refuses fewer than one write in flight or one item per write', () => {
+  it('refuses fewer than one write in flight or one item per write, or a negative spacing', () => {
     expect(
       () => new WriteCoalescer(async () => 'x', { maxInFlight: 0 }),
     ).toThrow('maxInFlight must be a whole number of at least 1, got 0');
     expect(
       () => new WriteCoalescer(async () => 'x', { maxItems: 0.5 }),
     ).toThrow('maxItems must be a whole number of at least 1, got 0.5');
+    expect(
+      () => new WriteCoalescer(async () => 'x', { minSpacingMs: -1 }),
+    ).toThrow('minSpacingMs must be a finite number of at least 0, got -1');
+  });
+
+  describe('with a least spacing between writes', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('writes a submission after a quiet spell at once', async () => {
+      const { writes, write } = controlledWrite();
+      const coalescer = new WriteCoalescer(write, { minSpacingMs: 25 });
+
+      coalescer.submit([1]);
+      expect(writes.map(w => w.items)).toEqual([[1]]);
+      writes[0].finish('first');
+      await jest.advanceTimersByTimeAsync(30);
+
+      coalescer.submit([2]);
+      expect(writes.map(w => w.items)).toEqual([[1], [2]]);
+    });
+
+    it('holds what comes within the spacing, even with writes free, and writes it together', async () => {
+      const { writes, write } = controlledWrite();
+      const coalescer = new WriteCoalescer(write, {
+        maxInFlight: 2,
+        minSpacingMs: 25,
+      });
+
+      const first = coalescer.submit([1]);
+      writes[0].finish('first');
+      await expect(first).resolves.toBe('first');
+      // A steady stream: a submission every 5 ms, each write done at once.
+      const rest: Array<Promise<string>> = [];
+      for (const item of [2, 3, 4, 5]) {
+        await jest.advanceTimersByTimeAsync(5);
+        rest.push(coalescer.submit([item]));
+      }
+      expect(writes.map(w => w.items)).toEqual([[1]]);
+
+      await jest.advanceTimersByTimeAsync(5);
+      expect(writes.map(w => w.items)).toEqual([[1], [2, 3, 4, 5]]);
+      writes[1].finish('second');
+      await expect(Promise.all(rest)).resolves.toEqual(Array(4).fill('second'));
+    });
   });
 });

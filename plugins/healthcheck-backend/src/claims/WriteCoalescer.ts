@@ -10,12 +10,24 @@
  * `maxItems` (whole submissions, first come first served, and always at least
  * one), so a backlog drains in bounded writes instead of one huge one.
  *
+ * With `minSpacingMs`, a write starts at most once per spacing: what is
+ * submitted meanwhile waits for the next. A round trip on loopback takes a
+ * millisecond, so without it a steady stream (the scheduler hands over ticks
+ * one by one, hundreds a second) still makes a statement of one or two items
+ * each, and the statements cost more CPU, on both sides, than the work they
+ * carry. A submission after a quiet spell is still written at once.
+ *
  * @internal
  */
 export class WriteCoalescer<TItem, TOutcome> {
   readonly #write: (items: TItem[]) => Promise<TOutcome>;
   readonly #maxInFlight: number;
   readonly #maxItems: number;
+  readonly #minSpacingMs: number;
+  /** When the last write started; writes start `#minSpacingMs` apart. */
+  #lastStartedAt = -Infinity;
+  /** Set while submissions wait for the spacing to pass. */
+  #spacingTimer: NodeJS.Timeout | undefined;
   #pending: Array<{
     items: ReadonlyArray<TItem>;
     resolve: (outcome: TOutcome) => void;
@@ -25,7 +37,12 @@ export class WriteCoalescer<TItem, TOutcome> {
 
   constructor(
     write: (items: TItem[]) => Promise<TOutcome>,
-    options: { maxInFlight?: number; maxItems?: number } = {},
+    options: {
+      maxInFlight?: number;
+      maxItems?: number;
+      /** Least time between the starts of two writes; default 0. */
+      minSpacingMs?: number;
+    } = {},
   ) {
     this.#write = write;
     this.#maxInFlight = requireWhole('maxInFlight', options.maxInFlight ?? 1);
@@ -33,6 +50,12 @@ export class WriteCoalescer<TItem, TOutcome> {
       'maxItems',
       options.maxItems ?? Number.MAX_SAFE_INTEGER,
     );
+    this.#minSpacingMs = options.minSpacingMs ?? 0;
+    if (!(this.#minSpacingMs >= 0 && Number.isFinite(this.#minSpacingMs))) {
+      throw new RangeError(
+        `minSpacingMs must be a finite number of at least 0, got ${options.minSpacingMs}`,
+      );
+    }
   }
 
   /** Resolves with the outcome of the write that carried these items. */
@@ -50,6 +73,19 @@ export class WriteCoalescer<TItem, TOutcome> {
 
   #pump(): void {
     while (this.#inFlight < this.#maxInFlight && this.#pending.length > 0) {
+      if (this.#spacingTimer !== undefined) {
+        return;
+      }
+      const now = performance.now();
+      const wait = this.#lastStartedAt + this.#minSpacingMs - now;
+      if (wait > 0) {
+        this.#spacingTimer = setTimeout(() => {
+          this.#spacingTimer = undefined;
+          this.#pump();
+        }, wait);
+        return;
+      }
+      this.#lastStartedAt = now;
       const group = this.#takeGroup();
       this.#inFlight++;
       const items =

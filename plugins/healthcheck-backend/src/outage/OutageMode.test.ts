@@ -61,6 +61,17 @@ function runOf(
   };
 }
 
+/** Waits, checking every 5 ms, for `done`; fails after 5 s. */
+async function pollUntil(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) {
+      throw new Error('Timed out');
+    }
+    await sleep(5);
+  }
+}
+
 describe('OutageMode', () => {
   const databases = TestDatabases.create({ ids: requiredTestDatabases() });
 
@@ -70,6 +81,7 @@ describe('OutageMode', () => {
       maxEntries?: number;
       /** Called after each write, as probes finishing meanwhile would. */
       duringWrite?: (outage: OutageMode) => void;
+      writeSpacingMs?: number;
     } = {},
   ) {
     const knex: Knex = await databases.init(databaseId);
@@ -94,6 +106,7 @@ describe('OutageMode', () => {
       },
       logger,
       retryMs: 50,
+      writeSpacingMs: options.writeSpacingMs,
     });
     outage.onDatabaseBack(() => {
       back++;
@@ -124,6 +137,30 @@ describe('OutageMode', () => {
       returns,
     };
   }
+
+  it.each(databases.eachSupportedId())(
+    'writes a steady stream of results a write per spacing, not a write per run, on %p',
+    async databaseId => {
+      const { outage, written, rows } = await setUp(databaseId, {
+        writeSpacingMs: 400,
+      });
+
+      // After a quiet spell, at once.
+      outage.record(runOf('alpha', T0));
+      await pollUntil(() => written.length === 1);
+      // Then one run every 10 ms, each after the write before has ended.
+      for (const system of ['bravo', 'charlie', 'delta', 'echo', 'foxtrot']) {
+        await sleep(10);
+        outage.record(runOf(system, T0));
+      }
+      expect(written.map(batch => batch.length)).toEqual([1]);
+
+      await pollUntil(() => written.length === 2);
+      expect(written.map(batch => batch.length)).toEqual([1, 5]);
+      expect(await rows()).toHaveLength(6);
+      expect(outage.journaled).toBe(0);
+    },
+  );
 
   it.each(databases.eachSupportedId())(
     'writes results behind the probes: runs that finish together share one write, and a claimed run is filled in, on %p',
