@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 // A dev dependency on purpose: the bench is never part of the built plugin.
 // eslint-disable-next-line @backstage/no-undeclared-imports
 import autocannon from 'autocannon';
+import { request as httpRequest } from 'node:http';
 import { Pool } from 'undici';
 import { forkOnCore } from './pinnedProcess';
 
@@ -58,6 +59,13 @@ export interface LoadJob {
    * blackbox_exporter's `/probe?module=...&target=...`.
    */
   path?: string;
+  /**
+   * Probe the URL itself instead of loading a server: each request on a
+   * connection of its own, through Node's own HTTP client, its body read
+   * and matched against this pattern, as a probe would. The floor of what
+   * a prober written in Node pays per probe. Needs `rate`.
+   */
+  probeBodyPattern?: string;
 }
 
 export interface LoadResult {
@@ -135,11 +143,64 @@ function summarize(
 }
 
 /**
- * An open loop at `job.rate`: autocannon's own rate limit sends each
- * second's quota in a burst at the start of the second, which measures
+ * An open loop at `rate` for `seconds`: autocannon's own rate limit sends
+ * each second's quota in a burst at the start of the second, which measures
  * bursts, not a rate. Here request i is due at start + i / rate; latency
- * counts from that due time.
+ * counts from that due time. `send` makes one request and resolves to its
+ * status code.
  */
+async function runAtRate(
+  seconds: number,
+  rate: number,
+  send: () => Promise<number>,
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const counts = {
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    statusCodes: {} as Record<string, number>,
+  };
+  const inFlight = new Set<Promise<void>>();
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  const intervalMs = 1000 / rate;
+  for (let i = 0; ; i++) {
+    const due = start + i * intervalMs;
+    if (due >= end) {
+      break;
+    }
+    const wait = due - performance.now();
+    if (wait > 1) {
+      await new Promise(resolve => setTimeout(resolve, wait));
+    }
+    const request = send()
+      .then(status => {
+        latencies.push(performance.now() - due);
+        counts.statusCodes[status] = (counts.statusCodes[status] ?? 0) + 1;
+        if (status < 200 || status > 299) {
+          counts.non2xx += 1;
+        }
+      })
+      .catch(() => {
+        counts.errors += 1;
+      })
+      .finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  }
+  await Promise.all(inFlight);
+  const wall = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return summarize(
+    latencies,
+    seconds,
+    counts,
+    (cpu.user + cpu.system) / 1000 / wall,
+  );
+}
+
+/** A load at `rate` over a pool of up to `job.connections` connections. */
 async function runOpenLoop(job: LoadJob, rate: number): Promise<LoadResult> {
   let next = 0;
   const choose =
@@ -150,67 +211,53 @@ async function runOpenLoop(job: LoadJob, rate: number): Promise<LoadResult> {
     connections: job.connections,
     pipelining: 1,
   });
-  const latencies: number[] = [];
-  const counts = {
-    errors: 0,
-    timeouts: 0,
-    non2xx: 0,
-    statusCodes: {} as Record<string, number>,
-  };
-  const inFlight = new Set<Promise<void>>();
-  /** Sends one request due at `due`; its latency counts from then. */
-  const send = (due: number) => {
-    const request = pool
-      .request({
+  try {
+    return await runAtRate(job.seconds, rate, async () => {
+      const response = await pool.request({
         method: 'GET',
         path: requestPath(job, choose()),
-      })
-      .then(async response => {
-        await response.body.dump();
-        latencies.push(performance.now() - due);
-        const code = String(response.statusCode);
-        counts.statusCodes[code] = (counts.statusCodes[code] ?? 0) + 1;
-        if (response.statusCode < 200 || response.statusCode > 299) {
-          counts.non2xx += 1;
-        }
-      })
-      .catch(() => {
-        counts.errors += 1;
-      })
-      .finally(() => inFlight.delete(request));
-    inFlight.add(request);
-  };
-  const cpuBefore = process.cpuUsage();
-  const start = performance.now();
-  const end = start + job.seconds * 1000;
-  const intervalMs = 1000 / rate;
-  try {
-    for (let i = 0; ; i++) {
-      const due = start + i * intervalMs;
-      if (due >= end) {
-        break;
-      }
-      const wait = due - performance.now();
-      if (wait > 1) {
-        await new Promise(resolve => setTimeout(resolve, wait));
-      }
-      send(due);
-    }
-    await Promise.all(inFlight);
+      });
+      await response.body.dump();
+      return response.statusCode;
+    });
   } finally {
     await pool.close();
   }
-  const wall = performance.now() - start;
-  const cpu = process.cpuUsage(cpuBefore);
-  return summarize(
-    latencies,
-    job.seconds,
-    counts,
-    (cpu.user + cpu.system) / 1000 / wall,
-  );
+}
+
+/**
+ * A GET on a connection of its own (`agent: false`), the body read whole
+ * and matched: what a probe does, with nothing around it. Resolves to the
+ * status code, or 0 when the body did not match.
+ */
+function probeOnce(url: string, bodyPattern: RegExp): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { agent: false }, response => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve(
+          bodyPattern.test(Buffer.concat(chunks).toString('utf8'))
+            ? response.statusCode ?? 0
+            : 0,
+        ),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }
 
 async function runJob(job: LoadJob): Promise<LoadResult> {
+  if (job.probeBodyPattern !== undefined) {
+    if (job.rate === undefined) {
+      throw new Error('A probing job needs a rate');
+    }
+    const url = `${job.url}${job.prefix}${job.path ?? ''}`;
+    const pattern = new RegExp(job.probeBodyPattern);
+    return runAtRate(job.seconds, job.rate, () => probeOnce(url, pattern));
+  }
   if (job.rate !== undefined) {
     return runOpenLoop(job, job.rate);
   }

@@ -32,7 +32,7 @@ import { DEFAULT_POSTGRES_URL, openPostgres } from '../benchDatabases';
 import { DEFAULT_STATUS_THRESHOLDS } from '../../src/judge/sliceStatus';
 import { BlackboxExporter, ensureBlackboxExporter } from './blackboxExporter';
 import { processCpuSeconds, startCpuSpan } from '../cpuUsage';
-import { LoadGenerator } from '../loadGenerator';
+import { LoadGenerator, type LoadResult } from '../loadGenerator';
 import {
   environmentName,
   ProbeCostInstance,
@@ -180,6 +180,34 @@ async function measureVigil(
   return windows;
 }
 
+/**
+ * CPU per probe of a process driven by `load` at the offered rate, window
+ * by window; a probe counts when it answered 200.
+ */
+async function measureDriven(
+  name: string,
+  pid: number,
+  run: () => Promise<LoadResult>,
+  settings: Settings,
+): Promise<CostWindow[]> {
+  const windows: CostWindow[] = [];
+  for (let i = 0; i < settings.windows; i++) {
+    const cpuBefore = processCpuSeconds(pid);
+    const result = await run();
+    const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
+    const probes = result.statusCodes['200'] ?? 0;
+    windows.push({ cpuSeconds, probes, seconds: result.seconds });
+    log(
+      `  ${name} window ${i + 1}: ${probes} probes (${
+        result.errors + result.non2xx
+      } failed), ${cpuSeconds.toFixed(2)} CPU s, p99 ${result.p99Ms.toFixed(
+        1,
+      )} ms`,
+    );
+  }
+  return windows;
+}
+
 async function measureBlackbox(
   target: ProbeTarget,
   settings: Settings,
@@ -194,35 +222,60 @@ async function measureBlackbox(
     if (!(await exporter.probeOnce(probed))) {
       throw new Error(`blackbox_exporter's module fails against ${probed}`);
     }
-    const windows: CostWindow[] = [];
-    for (let i = 0; i < settings.windows; i++) {
-      const cpuBefore = processCpuSeconds(exporter.pid);
-      const result = await load.run({
-        url: `http://127.0.0.1:${exporter.port}`,
-        prefix: '',
-        endpoint: 'floor',
-        path: exporter.probePath(probed),
-        pick: 'cycle',
-        range: 1,
-        connections: DRIVER_CONNECTIONS,
-        seconds: settings.windowSeconds,
-        rate: settings.rate,
-      });
-      const cpuSeconds = processCpuSeconds(exporter.pid) - cpuBefore;
-      const probes = result.statusCodes['200'] ?? 0;
-      windows.push({ cpuSeconds, probes, seconds: result.seconds });
-      log(
-        `  blackbox window ${i + 1}: ${probes} probes (${
-          result.errors
-        } errors), ${cpuSeconds.toFixed(
-          2,
-        )} CPU s, driver p99 ${result.p99Ms.toFixed(1)} ms`,
-      );
-    }
-    return windows;
+    return await measureDriven(
+      'blackbox',
+      exporter.pid,
+      () =>
+        load.run({
+          url: `http://127.0.0.1:${exporter.port}`,
+          prefix: '',
+          endpoint: 'floor',
+          path: exporter.probePath(probed),
+          pick: 'cycle',
+          range: 1,
+          connections: DRIVER_CONNECTIONS,
+          seconds: settings.windowSeconds,
+          rate: settings.rate,
+        }),
+      settings,
+    );
   } finally {
     await load.stop();
     await exporter.stop();
+  }
+}
+
+/**
+ * The floor of a prober written in Node: a process that does nothing but
+ * probe the target at the offered rate with Node's own HTTP client, a
+ * connection per probe, the body matched as blackbox_exporter's module
+ * matches it. Its CPU per probe is what any Node prober pays at least.
+ */
+async function measureNodeFloor(
+  target: ProbeTarget,
+  settings: Settings,
+): Promise<CostWindow[]> {
+  const prober = LoadGenerator.start();
+  try {
+    return await measureDriven(
+      'node floor',
+      prober.pid!,
+      () =>
+        prober.run({
+          url: target.url(systemName(0), environmentName(0)),
+          prefix: '',
+          endpoint: 'floor',
+          pick: 'cycle',
+          range: 1,
+          connections: DRIVER_CONNECTIONS,
+          seconds: settings.windowSeconds,
+          rate: settings.rate,
+          probeBodyPattern: UP_BODY_PATTERN,
+        }),
+      settings,
+    );
+  } finally {
+    await prober.stop();
   }
 }
 
@@ -400,6 +453,8 @@ async function main(settings: Settings): Promise<number> {
       log('cost: blackbox_exporter (Vigil paused)');
       await vigil.writeChecks(intervalMs, true);
       const blackboxWindows = await measureBlackbox(target, settings);
+      log('cost: a bare Node prober (Vigil paused)');
+      const nodeFloorWindows = await measureNodeFloor(target, settings);
       const resumedAt = Date.now();
       await vigil.writeChecks(intervalMs);
       await waitForEverySlice(vigil, slices, resumedAt);
@@ -408,6 +463,7 @@ async function main(settings: Settings): Promise<number> {
         rate: settings.rate,
         vigil: vigilWindows,
         blackbox: blackboxWindows,
+        nodeFloor: nodeFloorWindows,
         keepAlive:
           'not applicable: the http probe opens a connection per probe by design',
       });

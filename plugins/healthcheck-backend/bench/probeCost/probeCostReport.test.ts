@@ -55,6 +55,23 @@ describe('renderCostTable', () => {
     expect(text).toMatch(/Vigil \+ its PostgreSQL backends .*140 µs/);
   });
 
+  it('prints the Node floor, and says when the target lies below it', () => {
+    const { text, met } = renderCostTable({
+      rate: 500,
+      vigil: [window(1.2, 5000)],
+      blackbox: [window(1.5, 5000)],
+      nodeFloor: [window(0.9, 5000)],
+      keepAlive: 'not applicable',
+    });
+    expect(met).toBe(false);
+    expect(text).toMatch(
+      /\| Node floor: node:http alone .*180 µs \| +0\.60× \| information: above 0\.5× already/,
+    );
+    expect(text).toMatch(
+      /240 µs \| +0\.80× \| ≤ 0\.5×: MISS; 1\.33× the Node floor/,
+    );
+  });
+
   it('misses when Vigil uses more than half', () => {
     const { text, met } = renderCostTable({
       rate: 500,

@@ -75,6 +75,11 @@ export function renderCostTable(options: {
   rate: number;
   vigil: readonly CostWindow[];
   blackbox: readonly CostWindow[];
+  /**
+   * A process doing nothing but probe, with Node's own HTTP client: the
+   * least any Node prober pays per probe.
+   */
+  nodeFloor?: readonly CostWindow[];
   /** Why Vigil has no keep-alive row, or its windows. */
   keepAlive: readonly CostWindow[] | string;
 }): { text: string; met: boolean | undefined } {
@@ -104,13 +109,31 @@ export function renderCostTable(options: {
     ratio(perProbe) === undefined ? '-' : `${figure(ratio(perProbe))}×`,
     target,
   ];
+  const floor = options.nodeFloor && cpuPerProbeUs(options.nodeFloor);
+  const floorRatio = ratio(floor);
+  const overFloor =
+    vigil === undefined || floor === undefined || floor === 0
+      ? ''
+      : `; ${figure(vigil / floor)}× the Node floor`;
   const lines = [
     row('blackbox_exporter (baseline)', options.blackbox, base, 'baseline'),
+    ...(options.nodeFloor
+      ? [
+          row(
+            'Node floor: node:http alone',
+            options.nodeFloor,
+            floor,
+            floorRatio !== undefined && floorRatio > COST_RATIO_TARGET
+              ? `information: above ${COST_RATIO_TARGET}× already, so the target is below what a Node prober can pay`
+              : 'information: the least a Node prober pays',
+          ),
+        ]
+      : []),
     row(
       'Vigil, a connection per probe',
       options.vigil,
       vigil,
-      `≤ ${COST_RATIO_TARGET}×: ${verdict(met)}`,
+      `≤ ${COST_RATIO_TARGET}×: ${verdict(met)}${overFloor}`,
     ),
     row(
       'Vigil + its PostgreSQL backends',
