@@ -82,6 +82,8 @@ describe('OutageMode', () => {
       /** Called after each write, as probes finishing meanwhile would. */
       duringWrite?: (outage: OutageMode) => void;
       writeSpacingMs?: number;
+      /** What the re-derive after an outage waits for; resolved by default. */
+      rederiveDone?: Promise<void>;
     } = {},
   ) {
     const knex: Knex = await databases.init(databaseId);
@@ -102,6 +104,7 @@ describe('OutageMode', () => {
       },
       rederive: async ({ systemRefs } = {}) => {
         rederived.push(systemRefs);
+        await options.rederiveDone;
         return undefined as never;
       },
       logger,
@@ -137,6 +140,32 @@ describe('OutageMode', () => {
       returns,
     };
   }
+
+  it.each(databases.eachSupportedId())(
+    'goes on writing results while the re-derive after an outage runs, on %p',
+    async databaseId => {
+      let rederiveDone = () => {};
+      const { outage, written, rederived, rows, away, returns } = await setUp(
+        databaseId,
+        { rederiveDone: new Promise(resolve => (rederiveDone = resolve)) },
+      );
+      await away();
+      outage.record(runOf('alpha', T0));
+      await outage.flush();
+      expect(outage.isAway).toBe(true);
+
+      await returns();
+      await outage.flush();
+      expect(rederived).toEqual([['system:default/alpha']]);
+      // The re-derive has not finished; the next results are written anyway.
+      outage.record(runOf('bravo', T0));
+      await outage.flush();
+
+      expect(written.map(batch => batch.length)).toEqual([1, 1]);
+      expect(await rows()).toHaveLength(2);
+      rederiveDone();
+    },
+  );
 
   it.each(databases.eachSupportedId())(
     'writes a steady stream of results a write per spacing, not a write per run, on %p',

@@ -225,7 +225,7 @@ export class OutageMode {
       this.#writeFailed(flushed.error);
       return 'done';
     }
-    await this.#cameBack(flushed.written);
+    this.#cameBack(flushed.written);
     return flushed.remaining > 0 && flushed.written > 0 ? 'more' : 'done';
   }
 
@@ -255,7 +255,7 @@ export class OutageMode {
   }
 
   /** After a pass wrote what was journaled: the outage, if any, is over. */
-  async #cameBack(written: number): Promise<void> {
+  #cameBack(written: number): void {
     const awaySince = this.#awaySince;
     this.#awaySince = undefined;
     const systemRefs = [...this.#systems];
@@ -269,8 +269,12 @@ export class OutageMode {
       )} s; wrote ${written} run(s) probed meanwhile`,
     );
     this.#onDatabaseBack?.();
+    // In the background: re-deriving a thousand systems takes seconds on a
+    // loaded database, and the results that keep coming meanwhile must not
+    // wait for it (they did, and the journal filled). The sweep runs one
+    // re-derive at a time and joins the scopes asked for meanwhile.
     if (systemRefs.length > 0 && this.#rederive) {
-      await this.#rederive({ systemRefs }).catch(error =>
+      void this.#rederive({ systemRefs }).catch(error =>
         this.#logger.warn(
           `Could not re-derive the health of ${
             systemRefs.length
