@@ -64,6 +64,8 @@ interface Settings {
   rampFactors: number[];
 }
 
+/** Before measuring: the newest result written started at most this long ago. */
+const CURRENT_RESULTS_LAG_MS = 2_000;
 /** Runs written behind their probes have landed this long after. */
 const WRITE_SETTLE_MS = 3_000;
 /** After the slices' first runs, before measuring: a new slice's first probe comes within 5 s. */
@@ -393,6 +395,12 @@ async function waitForEverySlice(
   since: number,
 ): Promise<void> {
   const ran = await vigil.waitForRuns(slices, since);
+  const current = await vigil.waitForCurrentResults(CURRENT_RESULTS_LAG_MS);
+  if (!current) {
+    log(
+      `WARNING: results still land more than ${CURRENT_RESULTS_LAG_MS} ms behind their probes; the figures below are of a backlog`,
+    );
+  }
   if (ran < slices) {
     log(
       `WARNING: only ${ran} of ${slices} slices ran within the wait (load average ${loadavg()

@@ -208,6 +208,27 @@ export class ProbeCostInstance {
     }
   }
 
+  /**
+   * Waits until the newest result written started at most `lagMs` ago:
+   * the results of the first runs, and the transitions they make, are
+   * written, and results land as they come. Resolves to whether they do.
+   */
+  async waitForCurrentResults(lagMs: number): Promise<boolean> {
+    const deadline = Date.now() + FIRST_RUNS_TIMEOUT_MS;
+    for (;;) {
+      const [{ newest }] = await this.#knex('healthcheck_runs').max({
+        newest: 'started_at',
+      });
+      if (Number(newest) >= Date.now() - lagMs) {
+        return true;
+      }
+      if (Date.now() > deadline) {
+        return false;
+      }
+      await sleep(500);
+    }
+  }
+
   /** The runs whose probes started in [from, to). */
   async runsStartedIn(from: number, to: number): Promise<RunTiming[]> {
     const rows = await this.#knex('healthcheck_runs')
