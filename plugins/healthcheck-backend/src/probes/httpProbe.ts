@@ -16,7 +16,7 @@ import {
 import { performance } from 'node:perf_hooks';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { Agent, type buildConnector, type Dispatcher } from 'undici';
+import { type buildConnector, Client, type Dispatcher } from 'undici';
 import {
   assertLiteralAddressAllowed,
   createGuardedLookup,
@@ -299,8 +299,10 @@ export function createHttpProbeType(
       socket.once('connect', () => {
         connectedAt = performance.now();
         timings.connect += connectedAt - (lookedUpAt ?? started);
-        observation.ip = socket.remoteAddress;
-        progress.partial.ip = socket.remoteAddress;
+        // Read once: each read of remoteAddress is a getpeername call.
+        const ip = socket.remoteAddress;
+        observation.ip = ip;
+        progress.partial.ip = ip;
         progress.partial.connected = true;
         if (isTls) {
           progress.phase = `during the TLS handshake with ${key}`;
@@ -314,15 +316,27 @@ export function createHttpProbeType(
       }
     };
 
-    const agent = new Agent({
-      connect,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      connections: 1,
-    });
-    const closeAgent = () => {
-      agent.destroy().catch(() => {});
+    // A client per origin a hop goes to (an Agent would do the same, at
+    // the cost of cloning its options and relaying every client's events).
+    const clients = new Map<string, Client>();
+    const clientFor = (origin: string) => {
+      let client = clients.get(origin);
+      if (!client) {
+        client = new Client(origin, {
+          connect,
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        });
+        clients.set(origin, client);
+      }
+      return client;
     };
+    const destroyClients = (reason?: Error) => {
+      for (const client of clients.values()) {
+        client.destroy(reason ?? null).catch(() => {});
+      }
+    };
+    const closeAgent = () => destroyClients();
     signal.addEventListener('abort', closeAgent, { once: true });
 
     try {
@@ -332,8 +346,7 @@ export function createHttpProbeType(
         progress.phase = waitingPhase;
         let response: Dispatcher.ResponseData;
         try {
-          response = await agent.request({
-            origin: url.origin,
+          response = await clientFor(url.origin).request({
             path: `${url.pathname}${url.search}`,
             method: request.method as Dispatcher.HttpMethod,
             headers: request.headers,
@@ -433,7 +446,7 @@ export function createHttpProbeType(
       // Once the answer is read no request is pending: the error undici
       // would make for the destroy (and format, per socket) reaches no one.
       if (!signal.aborted) {
-        agent.destroy(PROBE_FINISHED).catch(() => {});
+        destroyClients(PROBE_FINISHED);
       }
     }
   }
