@@ -463,10 +463,13 @@ async function main(settings: Settings): Promise<number> {
       const blackboxWindows = await measureBlackbox(target, settings);
       log('cost: a bare Node prober (Vigil paused)');
       const nodeFloorWindows = await measureNodeFloor(target, settings);
-      const resumedAt = Date.now();
-      await vigil.writeChecks(intervalMs);
-      await waitForEverySlice(vigil, slices, resumedAt);
-      await sleep(SETTLE_MS);
+      // Resumed only for the modes after this one.
+      if (settings.modes.some(mode => mode !== 'cost')) {
+        const resumedAt = Date.now();
+        await vigil.writeChecks(intervalMs);
+        await waitForEverySlice(vigil, slices, resumedAt);
+        await sleep(SETTLE_MS);
+      }
       const table = renderCostTable({
         rate: settings.rate,
         vigil: vigilWindows,
