@@ -13,7 +13,10 @@ import { RollupService } from '../rollup/RollupService';
 import { liveKeysUnder } from '../rollup/liveKeys';
 import { quietLogger } from '../tooling/quietLogger';
 import { startSystemReadModel, SystemReadModel } from '.';
-import { listenForSystemChanges } from './systemChanges';
+import {
+  listenForSystemChanges,
+  type SystemChangesHandlers,
+} from './systemChanges';
 
 jest.setTimeout(60_000);
 
@@ -265,5 +268,50 @@ describe('startSystemReadModel', () => {
     expect(startSystemReadModel({ knex, store: states, logger })).toBe(
       undefined,
     );
+  });
+});
+
+describe('SystemReadModel, told of changes', () => {
+  it('reads the systems changed over its read spacing together, the first at once', async () => {
+    const reads: string[][] = [];
+    let handlers: SystemChangesHandlers | undefined;
+    const model = new SystemReadModel({
+      store: {
+        listSystemsPage: async () => [],
+        readSystemsBetween: async () => ({ slices: [], rollups: new Map() }),
+        readStoredRollups: async (refs: string[]) => {
+          reads.push([...refs].sort());
+          return new Map();
+        },
+        readEnvironmentSlices: async () => [],
+      } as unknown as DatabaseStateStore,
+      listen: async told => {
+        handlers = told;
+        return { close: async () => {} };
+      },
+      logger,
+      readSpacingMs: 300,
+    });
+    await model.start();
+    const readsMade = async (count: number) => {
+      while (reads.length < count) {
+        await new Promise(resolve => setTimeout(resolve, 5));
+      }
+    };
+
+    handlers!.onChanged(['system:default/a']);
+    await readsMade(1);
+    for (const name of ['b', 'c', 'd']) {
+      await new Promise(resolve => setTimeout(resolve, 10));
+      handlers!.onChanged([`system:default/${name}`]);
+    }
+    expect(reads).toEqual([['system:default/a']]);
+
+    await readsMade(2);
+    expect(reads).toEqual([
+      ['system:default/a'],
+      ['system:default/b', 'system:default/c', 'system:default/d'],
+    ]);
+    await model.stop();
   });
 });

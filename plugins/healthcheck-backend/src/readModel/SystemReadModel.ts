@@ -20,6 +20,15 @@ export interface SystemView {
 /** Systems read in one statement pair, when rebuilding and refreshing. */
 const SYSTEMS_PER_READ = 500;
 
+/**
+ * Least time between two reads of changed systems. Every results write
+ * names its systems, twenty times a second at 500 probes a second, and
+ * every instance reads them again; reading what came in over a quarter of
+ * a second at once makes a few reads a second of it, within the second a
+ * change may take to reach every instance.
+ */
+const DEFAULT_READ_SPACING_MS = 250;
+
 /** The first wait before listening again after the connection was lost. */
 const RELISTEN_FIRST_MS = 500;
 /** The longest wait between attempts to listen again. */
@@ -68,16 +77,22 @@ export class SystemReadModel {
   #retryTimer?: NodeJS.Timeout;
   #retryMs = RELISTEN_FIRST_MS;
   #stopped = false;
+  readonly #readSpacingMs: number;
+  /** When changed systems were last read. */
+  #lastReadAt = -Infinity;
 
   constructor(options: {
     store: SystemReads;
     /** Starts listening for system changes (see listenForSystemChanges). */
     listen: (handlers: SystemChangesHandlers) => Promise<SystemChangesListener>;
     logger: LoggerService;
+    /** Least time between two reads of changed systems; default 250 ms. */
+    readSpacingMs?: number;
   }) {
     this.#store = options.store;
     this.#listen = options.listen;
     this.#logger = options.logger;
+    this.#readSpacingMs = options.readSpacingMs ?? DEFAULT_READ_SPACING_MS;
   }
 
   /**
@@ -239,6 +254,13 @@ export class SystemReadModel {
   /** Reads the changed systems, a batch at a time, until none is left. */
   async #drain(): Promise<void> {
     while (this.#changed.size > 0 && !this.#rebuilding && !this.#stopped) {
+      // What comes in meanwhile is read with them.
+      const wait = this.#lastReadAt + this.#readSpacingMs - performance.now();
+      if (wait > 0) {
+        await new Promise(resolve => setTimeout(resolve, wait));
+        continue;
+      }
+      this.#lastReadAt = performance.now();
       const refs = [...this.#changed].slice(0, SYSTEMS_PER_READ);
       refs.forEach(ref => this.#changed.delete(ref));
       try {
