@@ -22,11 +22,17 @@ import { forkOnCore } from './pinnedProcess';
 /** The routes the bench loads. */
 export const ENDPOINTS: readonly string[] = [
   'floor',
+  'validated-floor',
   'rollup',
   'status-badge',
   'uptime-badge',
 ];
-export type Endpoint = 'rollup' | 'status-badge' | 'uptime-badge' | 'floor';
+export type Endpoint =
+  | 'rollup'
+  | 'status-badge'
+  | 'uptime-badge'
+  | 'floor'
+  | 'validated-floor';
 
 /** Which system each request asks for, of systems 0 .. range-1. */
 export type SystemPick = 'random' | 'cycle';
@@ -94,6 +100,13 @@ const RESULT_KIND = 'vigil-load-result';
 /** Where the bench server answers a constant, for the floor. */
 export const FLOOR_PATH = '/floor';
 
+/**
+ * Where the bench server answers the same constant at the rollup read's
+ * path behind the plugin's OpenAPI validation: the stack every route of
+ * the API runs on, answering a constant.
+ */
+export const VALIDATED_FLOOR_PATH = '/validated-floor';
+
 /** The path of a job's next request, for system `index`. */
 function requestPath(job: LoadJob, index: number): string {
   return `${job.prefix}${job.path ?? pathOf(job.endpoint, index)}`;
@@ -110,6 +123,8 @@ export function pathOf(endpoint: Endpoint, index: number): string {
       return `/v1/badges/systems/default/system-${index}?kind=uptime&window=30d`;
     case 'floor':
       return `${FLOOR_PATH}/default/system-${index}`;
+    case 'validated-floor':
+      return `${VALIDATED_FLOOR_PATH}/v1/systems/default/system-${index}`;
     default:
       throw new Error(`Unknown endpoint ${endpoint}`);
   }

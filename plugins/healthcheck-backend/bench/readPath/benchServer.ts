@@ -43,7 +43,7 @@ import { createSystemsRouter } from '../../src/service/systemsRouter';
 import { quietLogger } from '../../src/tooling/quietLogger';
 import { SystemReadModel } from '../../src/readModel';
 import { listenForSystemChanges } from '../../src/readModel/systemChanges';
-import { FLOOR_PATH } from '../loadGenerator';
+import { FLOOR_PATH, VALIDATED_FLOOR_PATH } from '../loadGenerator';
 
 /** Where the routers are also mounted without the OpenAPI validator. */
 export const WITHOUT_VALIDATOR = '/without-validator';
@@ -334,6 +334,13 @@ export async function startBenchServer(options: {
   app.get(`${FLOOR_PATH}/:namespace/:name`, (_req, res) => {
     res.json(floorBody);
   });
+  // The same constant at the rollup read's path behind the same validation
+  // as the API's routes: what any route of the API costs at least.
+  const constantRollups = express.Router();
+  constantRollups.get('/v1/systems/:namespace/:name', (_req, res) => {
+    res.json(floorBody);
+  });
+  app.use(VALIDATED_FLOOR_PATH, createApiRouter([constantRollups]));
   // The same routers without the OpenAPI validator, to tell its cost apart.
   app.use(WITHOUT_VALIDATOR, ...routers);
   // Routers of their own reading the database, to tell the model's part.
