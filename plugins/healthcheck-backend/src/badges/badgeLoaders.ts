@@ -37,6 +37,29 @@ const MEASUREMENTS_REMEMBERED = 20_000;
 /** Systems whose environments are remembered for measurement badges. */
 const SYSTEMS_REMEMBERED = 20_000;
 
+/**
+ * The part of the reuse time a figure may be cut short by, so figures read
+ * together (a page of badges, a dashboard's first load) are read again
+ * spread over a quarter of a minute rather than all in the same second.
+ */
+export const BADGE_MEASUREMENT_TTL_SPREAD = 0.25;
+
+/**
+ * How long the figure under `key` is reused: `ttlMs` less up to
+ * {@link BADGE_MEASUREMENT_TTL_SPREAD} of it, by a hash of the key (FNV-1a),
+ * the same for a key every time, so one badge refreshes once per its own
+ * period while different ones do not refresh together.
+ * @internal
+ */
+export function spreadTtl(key: string, ttlMs: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  }
+  const fraction = (hash >>> 0) / 2 ** 32;
+  return Math.round(ttlMs * (1 - BADGE_MEASUREMENT_TTL_SPREAD * fraction));
+}
+
 /** A value and when it was read. */
 interface Dated<T> {
   value: T;
@@ -69,7 +92,9 @@ function staleWhileRevalidate<T, C>(options: {
     ...(options.givenClock && { perf: { now }, ttlResolution: 0 }),
     allowStale: true,
     noDeleteOnFetchRejection: true,
-    fetchMethod: async (key, _stale, { context }) => {
+    fetchMethod: async (key, _stale, { context, options: setOptions }) => {
+      // Read together, expiring apart (see spreadTtl).
+      setOptions.ttl = spreadTtl(key, options.ttlMs);
       const at = now();
       return { value: await options.read(key, context), at };
     },
