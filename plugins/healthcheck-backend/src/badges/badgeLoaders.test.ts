@@ -6,6 +6,7 @@ import {
   BADGE_MEASUREMENT_TTL_MS,
   BADGE_MEASUREMENT_TTL_SPREAD,
   badgeLoaders,
+  figureReuseMs,
   spreadTtl,
 } from './badgeLoaders';
 
@@ -108,6 +109,17 @@ describe('badgeLoaders', () => {
 
     advance(BADGE_MEASUREMENT_TTL_MS * BADGE_MEASUREMENT_TTL_SPREAD + 1);
     await loaders.loadUptime(query(DAY_MS));
+    expect(uptimeReads).toHaveLength(2);
+  });
+
+  it('reuses a 30-day figure for minutes: the window moves by one shown digit at most meanwhile', async () => {
+    const { loaders, query, uptimeReads, advance } = setup();
+    await loaders.loadUptime(query(30 * DAY_MS));
+    advance(0.75 * figureReuseMs(30 * DAY_MS));
+    await loaders.loadUptime(query(30 * DAY_MS));
+    expect(uptimeReads).toHaveLength(1);
+    advance(0.25 * figureReuseMs(30 * DAY_MS) + 1);
+    await loaders.loadUptime(query(30 * DAY_MS));
     expect(uptimeReads).toHaveLength(2);
   });
 
@@ -295,5 +307,14 @@ describe('spreadTtl', () => {
       ttls.map(ttl => Math.min(4, Math.floor((ttl - 45_000) / 3_000))),
     );
     expect(slices.size).toBe(5);
+  });
+});
+
+describe('figureReuseMs', () => {
+  it('is a minute up to a week, then as long as the window moves one hundredth of a percent, and at most five minutes', () => {
+    expect(figureReuseMs(DAY_MS)).toBe(BADGE_MEASUREMENT_TTL_MS);
+    expect(figureReuseMs(7 * DAY_MS)).toBe(60_480);
+    expect(figureReuseMs(30 * DAY_MS)).toBe(259_200);
+    expect(figureReuseMs(365 * DAY_MS)).toBe(BADGE_MEASUREMENT_MAX_STALE_MS);
   });
 });
