@@ -2,6 +2,7 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
+import { stableHash } from '../hashing/stableHash';
 import type { ResponseTimes } from './badgeContent';
 import {
   badgeTarget,
@@ -67,17 +68,13 @@ export const BADGE_MEASUREMENT_TTL_SPREAD = 0.25;
 
 /**
  * How long the figure under `key` is reused: `ttlMs` less up to
- * {@link BADGE_MEASUREMENT_TTL_SPREAD} of it, by a hash of the key (FNV-1a),
+ * {@link BADGE_MEASUREMENT_TTL_SPREAD} of it, by the key's stable hash,
  * the same for a key every time, so one badge refreshes once per its own
  * period while different ones do not refresh together.
  * @internal
  */
 export function spreadTtl(key: string, ttlMs: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  }
-  const fraction = (hash >>> 0) / 2 ** 32;
+  const fraction = stableHash(key) / 2 ** 53;
   return Math.round(ttlMs * (1 - BADGE_MEASUREMENT_TTL_SPREAD * fraction));
 }
 
