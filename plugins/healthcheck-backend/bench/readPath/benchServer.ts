@@ -310,9 +310,9 @@ export async function startBenchServer(options: {
       history,
       loadRollup: systemRef => reading.get(systemRef),
       loadRollups: systemRefs => reading.getMany(systemRefs),
-      loadSystemSlices: async systemRef =>
-        model?.read(systemRef)?.slices ??
-        (await states.readSystemSlices(systemRef)),
+      // As systemHealthSources.ts: from memory without a promise.
+      loadSystemSlices: systemRef =>
+        model?.read(systemRef)?.slices ?? states.readSystemSlices(systemRef),
       liveKeyOf,
     }),
     // As plugin.ts, but with the bench's clock for the badge windows.

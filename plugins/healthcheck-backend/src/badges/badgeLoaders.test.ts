@@ -4,7 +4,10 @@ import {
   BADGE_HISTORY_READS_AT_ONCE,
   BADGE_MEASUREMENT_MAX_STALE_MS,
   BADGE_MEASUREMENT_TTL_MS,
+  BADGE_MEASUREMENT_TTL_SPREAD,
   badgeLoaders,
+  figureReuseMs,
+  spreadTtl,
 } from './badgeLoaders';
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -100,13 +103,45 @@ describe('badgeLoaders', () => {
   it('reuses a figure for the same system, environment and window length, and reads it again once it is more than a minute old', async () => {
     const { loaders, query, uptimeReads, advance } = setup();
     expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
-    advance(BADGE_MEASUREMENT_TTL_MS);
+    advance(BADGE_MEASUREMENT_TTL_MS * (1 - BADGE_MEASUREMENT_TTL_SPREAD));
     expect(await loaders.loadUptime(query(DAY_MS))).toBe(0.99);
     expect(uptimeReads).toHaveLength(1);
 
-    advance(1);
+    advance(BADGE_MEASUREMENT_TTL_MS * BADGE_MEASUREMENT_TTL_SPREAD + 1);
     await loaders.loadUptime(query(DAY_MS));
     expect(uptimeReads).toHaveLength(2);
+  });
+
+  it('reuses a 30-day figure for minutes: the window moves by one shown digit at most meanwhile', async () => {
+    const { loaders, query, uptimeReads, advance } = setup();
+    await loaders.loadUptime(query(30 * DAY_MS));
+    advance(0.75 * figureReuseMs(30 * DAY_MS));
+    await loaders.loadUptime(query(30 * DAY_MS));
+    expect(uptimeReads).toHaveLength(1);
+    advance(0.25 * figureReuseMs(30 * DAY_MS) + 1);
+    await loaders.loadUptime(query(30 * DAY_MS));
+    expect(uptimeReads).toHaveLength(2);
+  });
+
+  it('reads figures read together again at different times within the last quarter of the minute', async () => {
+    const { loaders, query, uptimeReads, advance } = setup();
+    const lengths = Array.from({ length: 40 }, (_, i) => DAY_MS + i * 60_000);
+    // One at a time: each read's time is the clock's.
+    for (const length of lengths) {
+      await loaders.loadUptime(query(length));
+    }
+    const rereadsNow = async () => {
+      for (const length of lengths) {
+        await loaders.loadUptime(query(length));
+      }
+      return uptimeReads.length - lengths.length;
+    };
+    advance(BADGE_MEASUREMENT_TTL_MS * (1 - BADGE_MEASUREMENT_TTL_SPREAD));
+    expect(await rereadsNow()).toBe(0);
+    advance((BADGE_MEASUREMENT_TTL_MS * BADGE_MEASUREMENT_TTL_SPREAD) / 2);
+    const halfway = await rereadsNow();
+    expect(halfway).toBeGreaterThan(0);
+    expect(halfway).toBeLessThan(lengths.length);
   });
 
   it('answers with the last figure while it reads a newer one, and with the newer one after', async () => {
@@ -251,5 +286,35 @@ describe('badgeLoaders', () => {
       'qa',
     ]);
     expect(rollupReads).toHaveLength(3);
+  });
+});
+
+describe('spreadTtl', () => {
+  it('cuts a reuse time by up to a quarter, the same for a key every time', () => {
+    const ttls = Array.from({ length: 1_000 }, (_, i) =>
+      spreadTtl(
+        `uptime\u0000system:default/system-${i}\u0000\u0000${DAY_MS}`,
+        60_000,
+      ),
+    );
+    for (const ttl of ttls) {
+      expect(ttl).toBeGreaterThanOrEqual(45_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    }
+    expect(spreadTtl('a', 60_000)).toBe(spreadTtl('a', 60_000));
+    // Spread over the quarter: every 3 s slice of it holds some keys.
+    const slices = new Set(
+      ttls.map(ttl => Math.min(4, Math.floor((ttl - 45_000) / 3_000))),
+    );
+    expect(slices.size).toBe(5);
+  });
+});
+
+describe('figureReuseMs', () => {
+  it('is a minute up to a week, then as long as the window moves one hundredth of a percent, and at most five minutes', () => {
+    expect(figureReuseMs(DAY_MS)).toBe(BADGE_MEASUREMENT_TTL_MS);
+    expect(figureReuseMs(7 * DAY_MS)).toBe(60_480);
+    expect(figureReuseMs(30 * DAY_MS)).toBe(259_200);
+    expect(figureReuseMs(365 * DAY_MS)).toBe(BADGE_MEASUREMENT_MAX_STALE_MS);
   });
 });

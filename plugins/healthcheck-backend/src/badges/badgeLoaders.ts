@@ -2,6 +2,7 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
+import { stableHash } from '../hashing/stableHash';
 import type { ResponseTimes } from './badgeContent';
 import {
   badgeTarget,
@@ -37,6 +38,46 @@ const MEASUREMENTS_REMEMBERED = 20_000;
 /** Systems whose environments are remembered for measurement badges. */
 const SYSTEMS_REMEMBERED = 20_000;
 
+/**
+ * The precision badges show up-time at: hundredths of a percent.
+ */
+const SHOWN_FRACTION = 1e-4;
+
+/**
+ * How long a figure over a window of `windowMs` is reused: a minute, or
+ * longer for a long window, as long as the window's content moves by one
+ * shown digit at most (a 30-day window: 4.3 minutes, since each second
+ * replaces one second of 2.6 million), and never longer than a figure may
+ * be shown while a newer one is read. Badges over long windows are what
+ * dashboards poll by the thousand; each re-read sums hundreds of hours.
+ * @internal
+ */
+export function figureReuseMs(windowMs: number): number {
+  return Math.min(
+    BADGE_MEASUREMENT_MAX_STALE_MS,
+    Math.max(BADGE_MEASUREMENT_TTL_MS, Math.round(windowMs * SHOWN_FRACTION)),
+  );
+}
+
+/**
+ * The part of the reuse time a figure may be cut short by, so figures read
+ * together (a page of badges, a dashboard's first load) are read again
+ * spread over a quarter of a minute rather than all in the same second.
+ */
+export const BADGE_MEASUREMENT_TTL_SPREAD = 0.25;
+
+/**
+ * How long the figure under `key` is reused: `ttlMs` less up to
+ * {@link BADGE_MEASUREMENT_TTL_SPREAD} of it, by the key's stable hash,
+ * the same for a key every time, so one badge refreshes once per its own
+ * period while different ones do not refresh together.
+ * @internal
+ */
+export function spreadTtl(key: string, ttlMs: number): number {
+  const fraction = stableHash(key) / 2 ** 53;
+  return Math.round(ttlMs * (1 - BADGE_MEASUREMENT_TTL_SPREAD * fraction));
+}
+
 /** A value and when it was read. */
 interface Dated<T> {
   value: T;
@@ -58,6 +99,8 @@ function staleWhileRevalidate<T, C>(options: {
   now: () => number;
   /** Whether `now` is a test's clock, to be read on every access. */
   givenClock: boolean;
+  /** The reuse time of one value, when not `ttlMs`. */
+  ttlOf?: (context: C) => number;
   read: (key: string, context: C) => Promise<T>;
 }): (key: string, context: C) => Promise<T> {
   const { now, maxStaleMs } = options;
@@ -69,7 +112,12 @@ function staleWhileRevalidate<T, C>(options: {
     ...(options.givenClock && { perf: { now }, ttlResolution: 0 }),
     allowStale: true,
     noDeleteOnFetchRejection: true,
-    fetchMethod: async (key, _stale, { context }) => {
+    fetchMethod: async (key, _stale, { context, options: setOptions }) => {
+      // Read together, expiring apart (see spreadTtl).
+      setOptions.ttl = spreadTtl(
+        key,
+        options.ttlOf?.(context) ?? options.ttlMs,
+      );
       const at = now();
       return { value: await options.read(key, context), at };
     },
@@ -98,8 +146,10 @@ type Measurement =
  * What badges show, from the rollups and the run history.
  *
  * Status badges read the rollup as the API does. Up-time and response-time
- * figures are remembered for {@link BADGE_MEASUREMENT_TTL_MS} per system,
- * environment and window length, then shown while a newer one is read, up
+ * figures are remembered for {@link BADGE_MEASUREMENT_TTL_MS}, longer over
+ * long windows (see {@link figureReuseMs}), less up to a quarter by key
+ * (see {@link spreadTtl}), per system, environment
+ * and window length, then shown while a newer one is read, up
  * to {@link BADGE_MEASUREMENT_MAX_STALE_MS}; at most
  * {@link BADGE_HISTORY_READS_AT_ONCE} such reads run at once. The
  * environments those badges check a request against are remembered as
@@ -136,6 +186,8 @@ export function badgeLoaders(deps: {
     maxStaleMs: BADGE_MEASUREMENT_MAX_STALE_MS,
     now,
     givenClock,
+    ttlOf: ({ query }) =>
+      figureReuseMs(query.to.getTime() - query.from.getTime()),
     read: (_key, { kind, query }) =>
       historyRead(async (): Promise<Measurement> => {
         if (kind === 'uptime') {

@@ -16,6 +16,22 @@ describe('LastKnownReads', () => {
     });
   });
 
+  it('answers a read from memory without a deadline timer, and remembers it', async () => {
+    jest.useFakeTimers();
+    try {
+      const reads = new LastKnownReads<string>({ what: 'checks', max: 10 });
+      const answer = reads.read('a', () => 'healthy');
+      expect(jest.getTimerCount()).toBe(0);
+      expect(await answer).toEqual({ value: 'healthy', stale: false });
+      const slow = reads.read('a', () => new Promise<string>(() => {}));
+      expect(jest.getTimerCount()).toBe(1);
+      jest.runOnlyPendingTimers();
+      expect(await slow).toEqual({ value: 'healthy', stale: true });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('answers 503 for a key it knows nothing of while the database cannot be read', async () => {
     const reads = new LastKnownReads<string>({ what: 'rollup', max: 10 });
     await expect(reads.read('a', unreachable)).rejects.toMatchObject({

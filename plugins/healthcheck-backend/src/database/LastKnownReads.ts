@@ -8,6 +8,10 @@ import { LRUCache } from 'lru-cache';
  */
 export const LAST_KNOWN_READ_DEADLINE_MS = 5_000;
 
+function isPromiseLike<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === 'function';
+}
+
 /**
  * A value as read, or as last read when the database could not be read.
  * @internal
@@ -55,13 +59,21 @@ export class LastKnownReads<V> {
   }
 
   /**
-   * Reads one key.
+   * Reads one key. A read that answers at once (from memory, not a
+   * promise) is remembered and answered without a deadline: a timer per
+   * read of memory costs more than the read.
    * @throws ServiceUnavailableError when the read fails and nothing is
    *   remembered of the key
    */
-  async read(key: string, read: () => Promise<V>): Promise<Known<V>> {
+  async read(key: string, read: () => V | Promise<V>): Promise<Known<V>> {
     try {
-      const value = await this.#withDeadline(read(), found =>
+      const reading = read();
+      if (!isPromiseLike(reading)) {
+        this.remember(key, reading);
+        this.#answering();
+        return { value: reading, stale: false };
+      }
+      const value = await this.#withDeadline(reading, found =>
         this.remember(key, found),
       );
       this.#answering();

@@ -89,6 +89,47 @@ describe('forReader', () => {
     expect(forReader(checkout, everything)).toEqual(checkout);
   });
 
+  it('hands back the answer itself when the reader can read everything it names', () => {
+    const everything = new Set(otherEntitiesNamedIn([checkout]));
+    expect(forReader(checkout, everything)).toBe(checkout);
+    const namingNothing = {
+      ...checkout,
+      upstream: [],
+      reasons: checkout.reasons.map(({ components: _c, ...reason }) => reason),
+      checks: [{ checkId: 'plain', cells: {} }],
+    };
+    expect(forReader(namingNothing, new Set())).toBe(namingNothing);
+  });
+
+  it('keeps the rows it leaves untouched and copies only the others', () => {
+    const seen = forReader(
+      checkout,
+      new Set([
+        'system:default/payments',
+        'system:default/secrets',
+        'component:default/vault',
+      ]),
+    );
+    expect(seen).not.toBe(checkout);
+    expect(seen.upstream).toBe(checkout.upstream);
+    expect(seen.reasons[1]).toBe(checkout.reasons[1]);
+    expect(seen.reasons[0].components).toEqual(['component:default/vault']);
+    expect(seen.checks[2]).toBe(checkout.checks[2]);
+    expect(checkout.reasons[0].components).toHaveLength(2);
+  });
+
+  it('leaves out an empty list of components, as before', () => {
+    const withEmpty = {
+      ...checkout,
+      upstream: [],
+      reasons: [],
+      checks: [{ checkId: 'plain', components: [], cells: {} }],
+    };
+    expect(forReader(withEmpty, new Set()).checks[0]).not.toHaveProperty(
+      'components',
+    );
+  });
+
   it('takes a summary without a matrix as it is', () => {
     const { checks: _checks, environmentNames: _names, ...summary } = checkout;
     expect(forReader(summary, new Set())).not.toHaveProperty('checks');

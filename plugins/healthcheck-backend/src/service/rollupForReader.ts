@@ -29,27 +29,61 @@ export function otherEntitiesNamedIn(
  * may see it: upstream systems and targeted components they cannot read
  * are left out, so the health of a system they can read tells them nothing
  * of one they cannot. The status stays: it is the system's own (the worst
- * of its environments), which upstream systems only explain.
+ * of its environments), which upstream systems only explain. Whatever
+ * leaves nothing out is the same object (the answer itself when nothing
+ * is left out): the read of a system naming no other entity copies nothing.
  * @internal
  */
 export function forReader<T extends SystemAnswer>(
   answer: T,
   readable: ReadonlySet<string>,
 ): T {
-  const withReadableComponents = <R extends { components?: string[] }>(
-    item: R,
-  ): R => {
-    if (!item.components) {
-      return item;
-    }
-    const { components, ...rest } = item;
-    const kept = components.filter(ref => readable.has(ref));
-    return (kept.length > 0 ? { ...rest, components: kept } : rest) as R;
-  };
-  return {
-    ...answer,
-    upstream: answer.upstream.filter(u => readable.has(u.systemRef)),
-    reasons: answer.reasons.map(withReadableComponents),
-    ...(answer.checks && { checks: answer.checks.map(withReadableComponents) }),
-  };
+  const upstream = allReadable(answer.upstream, u => u.systemRef, readable)
+    ? answer.upstream
+    : answer.upstream.filter(u => readable.has(u.systemRef));
+  const reasons = sameOrMapped(answer.reasons, item =>
+    withReadableComponents(item, readable),
+  );
+  const checks =
+    answer.checks &&
+    sameOrMapped(answer.checks, item => withReadableComponents(item, readable));
+  if (
+    upstream === answer.upstream &&
+    reasons === answer.reasons &&
+    checks === answer.checks
+  ) {
+    return answer;
+  }
+  return { ...answer, upstream, reasons, ...(checks && { checks }) };
+}
+
+/** An item without the components the reader cannot read (the item itself when it can read all). */
+function withReadableComponents<R extends { components?: string[] }>(
+  item: R,
+  readable: ReadonlySet<string>,
+): R {
+  const { components } = item;
+  if (
+    !components ||
+    (components.length > 0 && allReadable(components, c => c, readable))
+  ) {
+    return item;
+  }
+  const { components: _left, ...rest } = item;
+  const kept = components.filter(ref => readable.has(ref));
+  return (kept.length > 0 ? { ...rest, components: kept } : rest) as R;
+}
+
+function allReadable<I>(
+  items: readonly I[],
+  refOf: (item: I) => string,
+  readable: ReadonlySet<string>,
+): boolean {
+  return items.every(item => readable.has(refOf(item)));
+}
+
+/** The list itself when `map` keeps every item, else the mapped copy. */
+function sameOrMapped<I>(items: I[], map: (item: I) => I): I[] {
+  const mapped = items.map(map);
+  return mapped.every((item, index) => item === items[index]) ? items : mapped;
 }

@@ -66,9 +66,12 @@ export interface SystemHealthReadsOptions {
   loadRollup: (systemRef: string) => Promise<SystemRollup | undefined>;
   /**
    * A system's slices with their states, for its matrix; the store's read
-   * unless given (the plugin gives its in-memory read model's).
+   * unless given (the plugin gives its in-memory read model's, which
+   * answers at once, not as a promise, while the model is current).
    */
-  loadSystemSlices?: (systemRef: string) => Promise<EnvironmentSlice[]>;
+  loadSystemSlices?: (
+    systemRef: string,
+  ) => EnvironmentSlice[] | Promise<EnvironmentSlice[]>;
   /** The rollups of many systems, as `loadRollup` reads one. */
   loadRollups: (
     systemRefs: readonly string[],
