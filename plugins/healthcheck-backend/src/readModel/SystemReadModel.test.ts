@@ -314,4 +314,36 @@ describe('SystemReadModel, told of changes', () => {
     ]);
     await model.stop();
   });
+
+  it('stops while changes wait for the read spacing, and reads nothing more', async () => {
+    const reads: string[][] = [];
+    let handlers: SystemChangesHandlers | undefined;
+    const model = new SystemReadModel({
+      store: {
+        listSystemsPage: async () => [],
+        readSystemsBetween: async () => ({ slices: [], rollups: new Map() }),
+        readStoredRollups: async (refs: string[]) => {
+          reads.push([...refs]);
+          return new Map();
+        },
+        readEnvironmentSlices: async () => [],
+      } as unknown as DatabaseStateStore,
+      listen: async told => {
+        handlers = told;
+        return { close: async () => {} };
+      },
+      logger,
+      readSpacingMs: 200,
+    });
+    await model.start();
+    handlers!.onChanged(['system:default/a']);
+    handlers!.onChanged(['system:default/b']);
+    await new Promise(resolve => setTimeout(resolve, 20));
+
+    // With changes left when stopped, a drain used to start again for good.
+    await model.stop();
+    await new Promise(resolve => setTimeout(resolve, 300));
+
+    expect(reads).toEqual([['system:default/a']]);
+  });
 });

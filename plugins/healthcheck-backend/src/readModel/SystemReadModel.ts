@@ -242,7 +242,14 @@ export class SystemReadModel {
   }
 
   #refreshSoon(): void {
-    if (this.#refreshing || this.#rebuilding || this.#changed.size === 0) {
+    // Stopped, a drain ends at once with changes left: starting another
+    // would loop through microtasks for good.
+    if (
+      this.#stopped ||
+      this.#refreshing ||
+      this.#rebuilding ||
+      this.#changed.size === 0
+    ) {
       return;
     }
     this.#refreshing = this.#drain().finally(() => {
