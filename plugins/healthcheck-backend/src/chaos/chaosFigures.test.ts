@@ -188,20 +188,78 @@ describe('tickFigures', () => {
     expect(figures.lost).toEqual([]);
   });
 
-  it('does not count a probe cut off by a SIGKILL of its instance as lost', () => {
-    const killedAt = ticks[6] + 500;
-    const figures = figuresOf(
-      [hitAt(ticks[6] + 12, 'chaos-b')],
-      [],
-      timeline({
-        takeovers: [{ from: killedAt, to: END }],
-        kills: [{ instance: 'chaos-b', at: killedAt }],
-      }),
-    );
-    expect(figures.cutOffByKill).toBe(1);
-    expect(figures.lost).not.toContainEqual(
-      expect.stringContaining('no run stands for it'),
-    );
+  describe('around a SIGKILL of chaos-b just after the 7th tick', () => {
+    /** Ticks 1-6 probed and recorded by chaos-a; the 7th as given. */
+    function figuresAroundKill(
+      seventh: { hits?: Hit[]; runs?: RunRow[] },
+      killedAt = ticks[6] + 30,
+    ) {
+      return figuresOf(
+        [
+          ...ticks.slice(0, 6).map(tick => hitAt(tick + 12)),
+          ...(seventh.hits ?? []),
+        ],
+        [
+          ...ticks.slice(0, 6).map(tick => runOf(tick)),
+          ...(seventh.runs ?? []),
+        ],
+        timeline({
+          takeovers: [{ from: killedAt, to: END }],
+          kills: [{ instance: 'chaos-b', at: killedAt }],
+        }),
+      );
+    }
+    const claimedOnly = (tick: number, instance: string): RunRow => ({
+      ...runOf(tick, instance),
+      startedAt: undefined,
+    });
+
+    it('does not count a probe the kill cut off before its run was recorded as lost', () => {
+      const figures = figuresAroundKill(
+        { hits: [hitAt(ticks[6] + 12, 'chaos-b')] },
+        ticks[6] + 500,
+      );
+      expect(figures.cutOffByKill).toBe(1);
+      expect(figures.up).toMatchObject({ due: 6, probed: 6 });
+      expect(figures.lost).toEqual([]);
+    });
+
+    it('does not count a tick the killed instance had claimed and not probed as lost', () => {
+      const figures = figuresAroundKill({
+        runs: [claimedOnly(ticks[6], 'chaos-b')],
+      });
+      expect(figures.cutOffByKill).toBe(1);
+      expect(figures.up).toMatchObject({ due: 6, probed: 6 });
+      expect(figures.lost).toEqual([]);
+    });
+
+    it('does not count a tick nobody had claimed yet as lost', () => {
+      const figures = figuresAroundKill({});
+      expect(figures.cutOffByKill).toBe(1);
+      expect(figures.up).toMatchObject({ due: 6, probed: 6 });
+      expect(figures.lost).toEqual([]);
+    });
+
+    it('counts as lost a tick claimed by a live instance, or claimed by the killed one long before, and never run', () => {
+      const figures = figuresAroundKill({
+        runs: [claimedOnly(ticks[6], 'chaos-a')],
+      });
+      expect(figures.cutOffByKill).toBe(0);
+      expect(figures.lost).toEqual([
+        expect.stringMatching(/@.*\(up\): no run in the database/),
+      ]);
+
+      const early = figuresOf(
+        [],
+        [claimedOnly(ticks[3], 'chaos-b')],
+        timeline({ kills: [{ instance: 'chaos-b', at: ticks[6] + 30 }] }),
+      );
+      expect(early.lost).toContainEqual(
+        expect.stringMatching(/@.*\(up\): no run in the database/),
+      );
+      // The 7th tick, unclaimed just before the kill, is cut off.
+      expect(early.cutOffByKill).toBe(1);
+    });
   });
 });
 

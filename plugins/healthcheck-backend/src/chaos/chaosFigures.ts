@@ -164,7 +164,10 @@ export interface TickFigures {
   runTwice: string[];
   /** Due ticks with no completed run, and probes no run stands for. */
   lost: string[];
-  /** Probes cut off by a SIGKILL: no run can stand for them; not lost. */
+  /**
+   * Ticks cut off by a SIGKILL: claimed or probed by the killed instance
+   * shortly before, no run can stand for them; not lost, and not due.
+   */
   cutOffByKill: number;
 }
 
@@ -228,11 +231,51 @@ export function tickFigures(options: {
   /** Why each lost tick is lost, by `<slice>@<tick>`. */
   const lost = new Map<string, string>();
   const sliceOf = new Map(slices.map(slice => [slice.id, slice]));
+  const killedBefore = (instance: string | undefined, at: number) =>
+    timeline.kills.some(
+      kill =>
+        kill.instance === instance &&
+        kill.at - killCutOffMs <= at &&
+        at <= kill.at,
+    );
+  const killedJustAfter = (at: number) =>
+    timeline.kills.some(kill => kill.at - killCutOffMs <= at && at <= kill.at);
+  const claimedByAnyone = new Set(
+    options.runs.map(run => keyOf(run.sliceId, run.scheduledAt)),
+  );
+  // The killed instance's work under way: ticks it had claimed and not
+  // completed, ticks it had probed and not recorded, and ticks nobody had
+  // claimed yet (claims are batched a few ms apart; a live owner's claim
+  // lands well within the cut-off, so only the killed one's is missing).
+  const cutOff = new Set([
+    ...options.runs
+      .filter(
+        run =>
+          run.startedAt === undefined &&
+          killedBefore(run.claimedBy, run.scheduledAt),
+      )
+      .map(run => keyOf(run.sliceId, run.scheduledAt)),
+    ...inScenario
+      .filter(
+        probe => !probe.recorded && killedBefore(probe.instance, probe.at),
+      )
+      .map(probe => keyOf(probe.sliceId, probe.tick)),
+    ...slices.flatMap(slice =>
+      ticksBetween(slice, timeline.from, timeline.to)
+        .filter(tick => killedJustAfter(tick))
+        .map(tick => keyOf(slice.id, tick))
+        .filter(key => !claimedByAnyone.has(key) && !probed.has(key)),
+    ),
+  ]);
 
   for (const slice of slices) {
     for (const tick of ticksBetween(slice, timeline.from, timeline.to)) {
       const key = keyOf(slice.id, tick);
       const label = tickLabel(slice, tick);
+      if (cutOff.has(key)) {
+        figures.cutOffByKill++;
+        continue;
+      }
       if (inTakeover(timeline, tick)) {
         count(figures.takeover, label, probed.has(key));
         continue;
@@ -253,18 +296,10 @@ export function tickFigures(options: {
   for (const probe of inScenario) {
     const key = keyOf(probe.sliceId, probe.tick);
     byTick.set(key, [...(byTick.get(key) ?? []), probe]);
-    if (probe.recorded) {
+    if (probe.recorded || cutOff.has(key)) {
       continue;
     }
-    const cutOff = timeline.kills.some(
-      kill =>
-        kill.instance === probe.instance &&
-        kill.at - killCutOffMs <= probe.at &&
-        probe.at <= kill.at,
-    );
-    if (cutOff) {
-      figures.cutOffByKill++;
-    } else if (!lost.has(key) && sliceOf.has(probe.sliceId)) {
+    if (!lost.has(key) && sliceOf.has(probe.sliceId)) {
       lost.set(
         key,
         `${tickLabel(sliceOf.get(probe.sliceId)!, probe.tick)} (${phaseAt(

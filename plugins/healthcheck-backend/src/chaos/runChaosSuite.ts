@@ -155,7 +155,7 @@ function resultOf(
     }
     if (cutOffByKill > 0) {
       result.notes.push(
-        `${cutOffByKill} probe(s) cut off by the SIGKILL, not counted as lost`,
+        `${cutOffByKill} tick(s) claimed or probed by the SIGKILLed instance just before, cut off: not counted as due or lost`,
       );
     }
   }
