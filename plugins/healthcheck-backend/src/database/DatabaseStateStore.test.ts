@@ -244,4 +244,44 @@ describe('DatabaseStateStore for the sweep', () => {
       });
     },
   );
+  it.each(databases.eachSupportedId())(
+    'reads a stored rollup again only when its text no longer has the digest held, on %p',
+    async databaseId => {
+      const { store } = await setup(databaseId);
+      await store.writeRollup(rollupOf(SYSTEMS[0]), 1_000);
+      await store.writeRollup(rollupOf(SYSTEMS[1]), 1_000);
+
+      const first = await store.readRollupsUnlessKnown(
+        new Map([
+          [SYSTEMS[0], undefined],
+          [SYSTEMS[1], undefined],
+          [SYSTEMS[2], undefined],
+        ]),
+      );
+      // Not stored: not in the answer.
+      expect([...first.keys()].sort()).toEqual([SYSTEMS[0], SYSTEMS[1]].sort());
+      const read = first.get(SYSTEMS[0]);
+      if (read === undefined || read === 'unchanged') {
+        throw new Error(`expected a rollup, got ${read}`);
+      }
+      expect(read.rollup).toEqual(rollupOf(SYSTEMS[0]));
+      expect(read.digest).toMatch(/^[0-9a-f]{32}$/);
+
+      const held = new Map([[SYSTEMS[0], read.digest]]);
+      expect(await store.readRollupsUnlessKnown(held)).toEqual(
+        new Map([[SYSTEMS[0], 'unchanged']]),
+      );
+
+      const recomputed = {
+        ...rollupOf(SYSTEMS[0]),
+        status: 'unhealthy' as const,
+      };
+      await store.writeRollup(recomputed, 2_000);
+      const again = await store.readRollupsUnlessKnown(held);
+      expect(again.get(SYSTEMS[0])).toEqual({
+        rollup: recomputed,
+        digest: expect.not.stringMatching(read.digest),
+      });
+    },
+  );
 });

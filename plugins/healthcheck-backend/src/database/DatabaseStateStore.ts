@@ -1,4 +1,5 @@
 import { DatabaseService } from '@backstage/backend-plugin-api';
+import { createHash } from 'node:crypto';
 import { migratedClient } from './migrations';
 import type {
   HealthStatus,
@@ -14,6 +15,14 @@ import type {
   StoredRollup,
   StoredSliceState,
 } from '../model';
+
+/**
+ * A system's stored rollup as {@link DatabaseStateStore.readRollupsUnlessKnown}
+ * reads it: with the digest of its stored text, or `unchanged` when that is
+ * the digest the caller holds.
+ * @internal
+ */
+export type RollupRead = { rollup: SystemRollup; digest: string } | 'unchanged';
 
 /** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
 const ID_CHUNK_SIZE = 900;
@@ -404,6 +413,53 @@ export class DatabaseStateStore {
     return stored;
   }
 
+  /**
+   * The stored rollups of these systems, by lower-case ref, except those
+   * whose stored text still has the digest the caller holds: the read model
+   * reads a system again after every run of its slices, and its rollup
+   * seldom changes with them, so an unchanged one is neither sent nor
+   * parsed. A system with no stored rollup is not in the answer.
+   */
+  async readRollupsUnlessKnown(
+    known: ReadonlyMap<string, string | undefined>,
+  ): Promise<Map<string, RollupRead>> {
+    const read = new Map<string, RollupRead>();
+    const refs = [...known.keys()].map(ref => ref.toLowerCase());
+    const digests = new Set(
+      [...known.values()].filter((d): d is string => d !== undefined),
+    );
+    for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
+      const chunk = refs.slice(at, at + ID_CHUNK_SIZE);
+      const rows =
+        this.#engine === 'postgres'
+          ? await this.#db('healthcheck_rollups')
+              .whereIn('system_ref', chunk)
+              .select(
+                'system_ref',
+                this.#db.raw('md5(rollup) AS digest'),
+                this.#db.raw(
+                  'CASE WHEN md5(rollup) = ANY(?::text[]) THEN NULL ELSE rollup END AS rollup',
+                  [[...digests]],
+                ),
+              )
+          : // SQLite has no md5; its single instance keeps no read model.
+            (
+              await this.#db('healthcheck_rollups')
+                .whereIn('system_ref', chunk)
+                .select('system_ref', 'rollup')
+            ).map(row => ({ ...row, digest: md5Of(row.rollup) }));
+      for (const row of rows) {
+        read.set(
+          row.system_ref,
+          row.rollup === null || digests.has(row.digest)
+            ? 'unchanged'
+            : { rollup: JSON.parse(row.rollup), digest: row.digest },
+        );
+      }
+    }
+    return read;
+  }
+
   /** Every stored rollup, for listing; the caller filters and pages. */
   async listRollups(): Promise<SystemRollup[]> {
     const rows = await this.#db('healthcheck_rollups').select('rollup');
@@ -592,4 +648,9 @@ function fromSliceState(state: StoredSliceState) {
         : Math.round(state.lastDurationMs),
     last_reason: state.lastReason ?? null,
   };
+}
+
+/** As PostgreSQL's `md5(text)`: hex of the UTF-8 bytes. */
+function md5Of(text: string): string {
+  return createHash('md5').update(text, 'utf8').digest('hex');
 }

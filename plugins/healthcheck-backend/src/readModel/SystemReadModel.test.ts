@@ -192,6 +192,39 @@ async function instance(connection: Knex.Config['connection']) {
       expect(seen.value).toBe(9_000);
     });
 
+    it('keeps the rollup it holds while only slice states change, and reads it again once recomputed', async () => {
+      const { a, b } = await twoInstances();
+      await b.model.start();
+      const lastRunSeen = (lastRunAt: number) =>
+        eventually(
+          () =>
+            b.model.read(SYSTEM)?.slices.find(s => s.environment === 'staging')
+              ?.state?.lastRunAt,
+          seen => seen === lastRunAt,
+          1_000,
+        );
+      await a.states.writeSliceStates([stateOf('staging', 'healthy', 9_000)]);
+      await lastRunSeen(9_000);
+      const held = b.model.read(SYSTEM)?.rollup;
+      expect(held?.status).toBe('healthy');
+
+      await a.states.writeSliceStates([stateOf('staging', 'healthy', 10_000)]);
+      expect((await lastRunSeen(10_000)).value).toBe(10_000);
+      // Not sent again, nor parsed: the very object held before.
+      expect(b.model.read(SYSTEM)?.rollup).toBe(held);
+
+      await a.states.writeSliceStates([
+        stateOf('production', 'unhealthy', 11_000),
+      ]);
+      await a.rollups.recompute(SYSTEM);
+      const recomputed = await eventually(
+        () => b.model.read(SYSTEM)?.rollup?.status,
+        status => status === 'unhealthy',
+        1_000,
+      );
+      expect(recomputed.value).toBe('unhealthy');
+    });
+
     it('drops a system whose slices are removed and that has no rollup', async () => {
       const { a, b } = await twoInstances();
       const other = 'system:default/checkout';
@@ -279,8 +312,8 @@ describe('SystemReadModel, told of changes', () => {
       store: {
         listSystemsPage: async () => [],
         readSystemsBetween: async () => ({ slices: [], rollups: new Map() }),
-        readStoredRollups: async (refs: string[]) => {
-          reads.push([...refs].sort());
+        readRollupsUnlessKnown: async (known: Map<string, unknown>) => {
+          reads.push([...known.keys()].sort());
           return new Map();
         },
         readEnvironmentSlices: async () => [],
@@ -322,8 +355,8 @@ describe('SystemReadModel, told of changes', () => {
       store: {
         listSystemsPage: async () => [],
         readSystemsBetween: async () => ({ slices: [], rollups: new Map() }),
-        readStoredRollups: async (refs: string[]) => {
-          reads.push([...refs]);
+        readRollupsUnlessKnown: async (known: Map<string, unknown>) => {
+          reads.push([...known.keys()]);
           return new Map();
         },
         readEnvironmentSlices: async () => [],

@@ -14,6 +14,8 @@ import type {
  */
 export interface SystemView {
   rollup?: SystemRollup;
+  /** Of the rollup's stored text, once read by a refresh: it is not read again while unchanged. */
+  rollupDigest?: string;
   slices: EnvironmentSlice[];
 }
 
@@ -41,7 +43,7 @@ type SystemReads = Pick<
   DatabaseStateStore,
   | 'listSystemsPage'
   | 'readSystemsBetween'
-  | 'readStoredRollups'
+  | 'readRollupsUnlessKnown'
   | 'readEnvironmentSlices'
 >;
 
@@ -270,26 +272,38 @@ export class SystemReadModel {
       this.#lastReadAt = performance.now();
       const refs = [...this.#changed].slice(0, SYSTEMS_PER_READ);
       refs.forEach(ref => this.#changed.delete(ref));
+      // Taken before the read: a rollup read as unchanged is this one.
+      const before = new Map(refs.map(ref => [ref, this.#systems.get(ref)]));
       try {
         const [rollups, slices] = await Promise.all([
-          this.#store.readStoredRollups(refs),
+          this.#store.readRollupsUnlessKnown(
+            new Map(refs.map(ref => [ref, before.get(ref)?.rollupDigest])),
+          ),
           this.#store.readEnvironmentSlices(
             refs.map(systemRef => ({ systemRef })),
           ),
         ]);
-        const views = new Map<string, SystemView>();
+        const slicesOf = new Map<string, EnvironmentSlice[]>();
         for (const slice of slices) {
-          const view = views.get(slice.systemRef) ?? { slices: [] };
-          view.slices.push(slice);
-          views.set(slice.systemRef, view);
+          const list = slicesOf.get(slice.systemRef) ?? [];
+          list.push(slice);
+          slicesOf.set(slice.systemRef, list);
         }
         for (const ref of refs) {
-          const rollup = rollups.get(ref)?.rollup;
-          const view = views.get(ref);
-          if (!rollup && !view) {
+          const read = rollups.get(ref);
+          const { rollup, rollupDigest } =
+            read === 'unchanged'
+              ? before.get(ref)!
+              : { rollup: read?.rollup, rollupDigest: read?.digest };
+          const systemSlices = slicesOf.get(ref);
+          if (!rollup && !systemSlices) {
             this.#systems.delete(ref);
           } else {
-            this.#systems.set(ref, { rollup, slices: view?.slices ?? [] });
+            this.#systems.set(ref, {
+              rollup,
+              rollupDigest,
+              slices: systemSlices ?? [],
+            });
           }
         }
       } catch (error) {
