@@ -452,7 +452,14 @@ async function main(settings: Settings): Promise<number> {
     await sleep(SETTLE_MS);
 
     if (settings.modes.includes('cost')) {
-      log('cost: Vigil');
+      // The first runs turned every slice from unknown to healthy: 10k
+      // environment transitions, rollups and notifications, still being
+      // worked off for a while. One more interval, so every slice runs once
+      // after its first run and what is measured is steady probing.
+      log(
+        `cost: Vigil, after one interval (${intervalMs} ms) for the first runs' follow-ups`,
+      );
+      await sleep(intervalMs);
       const vigilWindows = await measureVigil(
         vigil,
         settings,

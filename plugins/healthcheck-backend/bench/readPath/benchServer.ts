@@ -29,18 +29,22 @@ import {
 import { ConfigReader } from '@backstage/config';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
+import type {
+  SystemHealthDetails,
+  SystemRollup,
+} from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import type { Knex } from 'knex';
 import { badgeLoaders } from '../../src/badges/badgeLoaders';
 import { createBadgeRouter } from '../../src/badges/badgeRouter';
 import { DatabaseStateStore } from '../../src/database/DatabaseStateStore';
 import { DatabaseHistoryStore } from '../../src/history/DatabaseHistoryStore';
-import { liveKeysUnder } from '../../src/rollup/liveKeys';
+import { LIVE_KEY_LENGTH, liveKeysUnder } from '../../src/rollup/liveKeys';
 import { RollupService } from '../../src/rollup/RollupService';
 import { createApiRouter } from '../../src/service/createApiRouter';
 import { createSystemsRouter } from '../../src/service/systemsRouter';
 import { quietLogger } from '../../src/tooling/quietLogger';
+import { createTypedRouter } from '../../src/schema/createTypedRouter';
 import { SystemReadModel } from '../../src/readModel';
 import { listenForSystemChanges } from '../../src/readModel/systemChanges';
 import { FLOOR_PATH, VALIDATED_FLOOR_PATH } from '../loadGenerator';
@@ -172,7 +176,7 @@ function heapUsed(): number {
 }
 
 /** A constant of the shape and size of one system's rollup with its matrix. */
-function floorResponse() {
+function floorResponse(): SystemHealthDetails {
   const at = new Date(0).toISOString();
   const environments = ['development', 'production', 'staging'];
   return {
@@ -194,6 +198,7 @@ function floorResponse() {
     name: 'system-0',
     namespace: 'default',
     owner: 'group:default/team-0',
+    liveKey: 'x'.repeat(LIVE_KEY_LENGTH),
     environmentNames: environments,
     checks: ['api', 'web'].map(check => ({
       checkId: `healthcheck:default/${check}`,
@@ -334,9 +339,10 @@ export async function startBenchServer(options: {
   app.get(`${FLOOR_PATH}/:namespace/:name`, (_req, res) => {
     res.json(floorBody);
   });
-  // The same constant at the rollup read's path behind the same validation
-  // as the API's routes: what any route of the API costs at least.
-  const constantRollups = express.Router();
+  // The same constant at the rollup read's path, in a router made as the
+  // API's are and behind the same validation: what any route of the API
+  // costs at least.
+  const constantRollups = createTypedRouter();
   constantRollups.get('/v1/systems/:namespace/:name', (_req, res) => {
     res.json(floorBody);
   });
