@@ -283,6 +283,57 @@ describe('TickRunner', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  /** A probe that answers only when its signal aborts, and tells why. */
+  function politeProbe() {
+    const seen: { reason?: unknown } = {};
+    const probe: ProbeType = {
+      type: 'scripted',
+      run: ({ signal }) =>
+        new Promise<ProbeResult>(resolve => {
+          signal.addEventListener('abort', () => {
+            seen.reason = signal.reason;
+            resolve({
+              ok: false,
+              durationMs: 1,
+              error: { kind: 'other', message: 'aborted' },
+            });
+          });
+        }),
+    };
+    return { probe, seen };
+  }
+
+  it('tells the probe its time is up with a TimeoutError', async () => {
+    const { probe, seen } = politeProbe();
+    const { runner } = runnerWith([probe]);
+    await runner.runTick(tick(Date.now(), 1, { ...slice, timeoutMs: 30 }));
+    expect((seen.reason as Error).name).toBe('TimeoutError');
+  });
+
+  it('aborts the signal of a probe under way when the runner shuts down', async () => {
+    const { probe, seen } = politeProbe();
+    const { runner } = runnerWith([probe]);
+    const run = runner.runTick(
+      tick(Date.now(), 1, { ...slice, timeoutMs: 60_000 }),
+    );
+    await new Promise(resolve => setTimeout(resolve, 20));
+    runner.abortAll();
+    expect((await run)?.error?.message).toBe('aborted');
+    expect((seen.reason as Error).name).toBe('AbortError');
+  });
+
+  it('leaves no timer behind once the probe has answered', async () => {
+    jest.useFakeTimers();
+    try {
+      const { runner } = runnerWith([scriptedProbe([{}])]);
+      const record = await runner.runTick(tick(10_000));
+      expect(record?.error).toBeUndefined();
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('gives the probe a signal that aborts at the timeout', async () => {
     let sawAbort = false;
     const polite: ProbeType = {
