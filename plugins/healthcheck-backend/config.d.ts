@@ -180,6 +180,13 @@ export interface Config {
        * for its system alone. Default 30s.
        */
       catalogPollInterval?: HumanDuration | string;
+      /**
+       * The share of the time the catalog poll may take, above 0 and at
+       * most 1: after a poll that took T, the next waits at least T divided
+       * by this (and at most the full-pass interval), so a large catalog is
+       * polled less often than `catalogPollInterval`. Default 0.01 (1%).
+       */
+      catalogPollBudget?: number;
     };
 
     /** Backend instances sharing one PostgreSQL database. */

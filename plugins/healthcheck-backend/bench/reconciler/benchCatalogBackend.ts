@@ -9,7 +9,7 @@
  * CatalogClient over HTTP, on a slice store in another PostgreSQL database.
  *
  *   yarn bench:catalog [--systems N] [--runs N] [--probe-moves N]
- *     [--poll-interval 30s] [--postgres URL]
+ *     [--poll-interval 30s] [--poll-budget 0.01] [--postgres URL]
  *
  * Per run (median of `--runs`, default 3), each step measured for its wall
  * time, the CPU of both processes (and of PostgreSQL), the requests, the
@@ -24,7 +24,9 @@
  *
  * Then the time from a system's move into a new environment (its
  * annotation changed in the catalog) to the first probe of it there, with
- * the poller on its interval and a real scheduler loading the stored slices
+ * the poller on its interval, paced by its budget as the plugin's poll task
+ * is (`healthcheck.reconcile.catalogPollBudget`), and a real scheduler
+ * loading the stored slices
  * as a backend instance does (`--probe-moves`, default 3, each at a random
  * point of the poll interval). The catalog re-processes nothing on its own
  * meanwhile (`catalog.processingInterval` 24 h), so its CPU is Vigil's
@@ -49,7 +51,6 @@ import { CatalogClient } from '@backstage/catalog-client';
 import { ConfigReader } from '@backstage/config';
 import type { Entity } from '@backstage/catalog-model';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
-import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
 import {
   probeTypeLookup,
   validateHealthCheckSpec,
@@ -70,6 +71,10 @@ import type { DesiredSlice } from '../../src/model';
 import { createReconcileLock } from '../../src/reconciler/ReconcileLock';
 import { Reconciler } from '../../src/reconciler/Reconciler';
 import { readReconcileSettings } from '../../src/reconciler/reconcileSettings';
+import {
+  nextCatalogPollAt,
+  type CatalogPollPacing,
+} from '../../src/reconciler/catalogPollPacing';
 import { sliceSecretProblems } from '../../src/reconciler/sliceSecretProblems';
 import type {
   CatalogProcessReport,
@@ -79,6 +84,7 @@ import {
   judgeCatalogTargets,
   formatBytes,
   formatMs,
+  medianOf,
   renderCostTable,
   renderTargetTable,
   type StepName,
@@ -113,6 +119,8 @@ interface Options {
   runs: number;
   probeMoves: number;
   pollIntervalMs: number;
+  /** The plugin's pacing of the poll, with this bench's interval and budget. */
+  pacing: CatalogPollPacing;
   postgresUrl: string;
 }
 
@@ -123,6 +131,7 @@ const COMMAND: BenchCommand = {
     runs: { value: 'N' },
     'probe-moves': { value: 'N' },
     'poll-interval': { value: '30s' },
+    'poll-budget': { value: '0.01' },
     postgres: { value: 'URL' },
   },
 };
@@ -136,16 +145,24 @@ function parseOptions(argv: string[]): Options {
       );
     }
     const pollInterval = args.text('poll-interval');
+    const pollBudget = args.text('poll-budget');
+    // Read as the plugin reads them, so a bad value is refused alike.
+    const settings = readReconcileSettings(
+      new ConfigReader({
+        healthcheck: {
+          reconcile: {
+            ...(pollInterval ? { catalogPollInterval: pollInterval } : {}),
+            ...(pollBudget ? { catalogPollBudget: Number(pollBudget) } : {}),
+          },
+        },
+      }),
+    );
     return {
       systems: args.whole('systems', 10_000),
       runs,
       probeMoves: args.whole('probe-moves', 3, 0),
-      pollIntervalMs: pollInterval
-        ? readConfigDuration(
-            new ConfigReader({ interval: pollInterval }),
-            'interval',
-          )!
-        : readReconcileSettings(new ConfigReader({})).catalogPollIntervalMs,
+      pollIntervalMs: settings.catalogPollIntervalMs,
+      pacing: settings,
       postgresUrl: args.text('postgres', DEFAULT_POSTGRES_URL),
     };
   });
@@ -644,6 +661,7 @@ async function main() {
         judgeCatalogTargets({
           steps,
           pollIntervalMs: options.pollIntervalMs,
+          pacedSpacingMs: pacedSpacingMs(steps, options.pacing),
           timesToProbeMs: timesToProbe.fromCatalogMs,
         }),
       ),
@@ -669,11 +687,20 @@ async function main() {
         generatedCatalog(options.systems, 0).length
       } entities in ${systemsPerRound * 3} systems.`,
     );
+    console.log(
+      `- The poll's pace: every ${formatMs(
+        options.pollIntervalMs,
+      )} at most, and after a poll that took T, T / ${
+        options.pacing.catalogPollBudget
+      } later at the soonest (catalogPollBudget), at most ${formatMs(
+        options.pacing.intervalMs,
+      )} (the full pass's interval): ${formatMs(
+        pacedSpacingMs(steps, options.pacing),
+      )} after the median unchanged poll here.`,
+    );
     if (timesToProbe.fromCatalogMs.length > 0) {
       console.log(
-        `- Moves into a new environment, poll interval ${formatMs(
-          options.pollIntervalMs,
-        )}: from the catalog showing the move to its first probe ${timesToProbe.fromCatalogMs
+        `- Moves into a new environment, by the paced poll alone: from the catalog showing the move to its first probe ${timesToProbe.fromCatalogMs
           .map(formatMs)
           .join(', ')}; the catalog took ${timesToProbe.catalogMs
           .map(formatMs)
@@ -778,14 +805,20 @@ async function timeMovesToProbe(context: {
   });
   scheduler.start();
   // The poll task: every interval from the start of the last, as
-  // Backstage's scheduler runs a task with a frequency, and what changed
-  // read at once, as plugin.ts wires scheduleReconcileTasks.
+  // Backstage's scheduler runs a task with a frequency, a turn passed while
+  // the budget says the last poll was too recent, and what changed read at
+  // once, as scheduleReconcileTasks does.
   let polling = true;
+  let lastPoll: { startedAt: number; tookMs: number } | undefined;
   const pollLoop = (async () => {
     while (polling) {
       const start = performance.now();
-      if ((await poller.poll()).pass !== 'none') {
-        scheduler.refreshDesired();
+      if (start >= nextCatalogPollAt(lastPoll, options.pacing)) {
+        const outcome = await poller.poll();
+        lastPoll = { startedAt: start, tookMs: outcome.detectMs };
+        if (outcome.pass !== 'none') {
+          scheduler.refreshDesired();
+        }
       }
       await sleep(
         Math.max(0, options.pollIntervalMs - (performance.now() - start)),
@@ -824,6 +857,21 @@ async function timeMovesToProbe(context: {
     await scheduler.stop({ awaitInFlightMs: 0 });
   }
   return { fromCatalogMs, catalogMs };
+}
+
+/**
+ * Between two polls after the median unchanged poll, as the poll task's
+ * pacing has it: its interval, or that poll's time over the budget where
+ * longer (then the first turn of the task after it).
+ */
+function pacedSpacingMs(
+  steps: ReadonlyMap<StepName, readonly StepSample[]>,
+  pacing: CatalogPollPacing,
+): number {
+  const wall = medianOf(steps.get('unchanged poll') ?? [], 'wallMs') ?? 0;
+  const earliest = nextCatalogPollAt({ startedAt: 0, tookMs: wall }, pacing);
+  const interval = pacing.catalogPollIntervalMs;
+  return Math.max(interval, Math.ceil(earliest / interval) * interval);
 }
 
 main().catch(error => {

@@ -10,6 +10,7 @@ import type { DesiredSlice } from '../../src/model';
 import type { ReconcileLock } from '../../src/reconciler/ReconcileLock';
 import type {
   SliceChanges,
+  CatalogPollRecord,
   SliceStore,
   SliceWrite,
   StoredSliceHeader,
@@ -102,6 +103,14 @@ class DelegatingSliceStore implements SliceStore {
     fingerprints: ReadonlyMap<string, string | undefined>,
   ): Promise<void> {
     return this.inner.writeFingerprints(fingerprints);
+  }
+
+  readCatalogPoll(): Promise<CatalogPollRecord | undefined> {
+    return this.inner.readCatalogPoll();
+  }
+
+  writeCatalogPoll(record: CatalogPollRecord): Promise<void> {
+    return this.inner.writeCatalogPoll(record);
   }
 }
 

@@ -44,6 +44,7 @@ describe('judgeCatalogTargets', () => {
         ],
       ),
       pollIntervalMs: 30_000,
+      pacedSpacingMs: 30_000,
       timesToProbeMs: [],
     });
     expect(verdicts[0]).toMatchObject({
@@ -64,6 +65,7 @@ describe('judgeCatalogTargets', () => {
         [{ vigilCpuMs: 250, catalogCpuMs: 300 }],
       ),
       pollIntervalMs: 30_000,
+      pacedSpacingMs: 30_000,
       timesToProbeMs: [],
     });
     expect(vigil.met).toBe(false);
@@ -80,6 +82,7 @@ describe('judgeCatalogTargets', () => {
         [{ vigilCpuMs: 3_000, catalogCpuMs: 3_000 }],
       ),
       pollIntervalMs: 30_000,
+      pacedSpacingMs: 30_000,
       timesToProbeMs: [],
     });
     expect(verdicts[2]).toMatchObject({
@@ -89,16 +92,44 @@ describe('judgeCatalogTargets', () => {
     expect(verdicts[3]).toMatchObject({ met: false });
   });
 
-  it('judges the slowest move against the poll interval plus 5 s', () => {
+  it('judges the same CPU over the spacing the poll budget gives, apart from the interval', () => {
+    const verdicts = judgeCatalogTargets({
+      steps: steps(
+        [{ vigilCpuMs: 700, catalogCpuMs: 900 }],
+        [{ vigilCpuMs: 3_000, catalogCpuMs: 3_000 }],
+      ),
+      pollIntervalMs: 30_000,
+      pacedSpacingMs: 180_000,
+      timesToProbeMs: [],
+    });
+    expect(verdicts[2]).toMatchObject({
+      target: 'unchanged poll CPU over the 30 s poll interval, Vigil process',
+      met: false,
+    });
+    expect(verdicts[4]).toMatchObject({
+      target: 'unchanged poll CPU over the 180 s paced spacing, Vigil process',
+      measured: '0.39% of a core',
+      met: true,
+    });
+    expect(verdicts[5]).toMatchObject({
+      target:
+        'unchanged poll CPU over the 180 s paced spacing, catalog process',
+      measured: '0.50% of a core',
+      met: true,
+    });
+  });
+
+  it('judges the slowest move against the paced poll spacing plus 5 s', () => {
     const judge = (timesToProbeMs: number[]) =>
       judgeCatalogTargets({
         steps: steps([{}], [{}]),
         pollIntervalMs: 30_000,
+        pacedSpacingMs: 30_000,
         timesToProbeMs,
-      })[4];
+      })[6];
     expect(judge([12_000, 35_000])).toMatchObject({
       measured: '35 s',
-      limit: '≤ 35 s (poll interval + 5 s)',
+      limit: '≤ 35 s (paced poll spacing + 5 s)',
       met: true,
     });
     expect(judge([12_000, 35_100])).toMatchObject({ met: false });

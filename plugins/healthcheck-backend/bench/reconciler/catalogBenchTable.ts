@@ -63,12 +63,18 @@ export interface TargetVerdict {
 
 /**
  * The issue's targets on the medians: the unchanged poll against the naive
- * read on each side, its CPU over the poll interval on each side, and the
- * slowest time to probe a moved system.
+ * read on each side, its CPU over the poll interval and over the spacing
+ * the poll budget gives, on each side, and the slowest time to probe a
+ * moved system by the poll alone.
  */
 export function judgeCatalogTargets(input: {
   steps: ReadonlyMap<StepName, readonly StepSample[]>;
   pollIntervalMs: number;
+  /**
+   * Between two polls as catalogPollBudget paces them after the median
+   * unchanged poll: the poll interval, or longer on a large catalog.
+   */
+  pacedSpacingMs: number;
   /** From the catalog showing each move to the first probe in its new environment. */
   timesToProbeMs: readonly number[];
 }): TargetVerdict[] {
@@ -97,34 +103,44 @@ export function judgeCatalogTargets(input: {
       met: ratio === undefined ? undefined : ratio <= TARGETS.pollToNaiveCpu,
     });
   }
-  for (const [side, figure] of [
-    ['Vigil', 'vigilCpuMs'],
-    ['catalog', 'catalogCpuMs'],
-  ] as const) {
-    const pollCpu = medianOf(poll, figure);
-    const share =
-      pollCpu === undefined ? undefined : pollCpu / input.pollIntervalMs;
-    verdicts.push({
-      target: `unchanged poll CPU over the ${formatSeconds(
-        input.pollIntervalMs,
-      )} poll interval, ${side} process`,
-      measured:
-        share === undefined
-          ? 'not measured'
-          : `${(share * 100).toFixed(2)}% of a core`,
-      limit: `≤ ${TARGETS.pollShareOfCore * 100}% of a core`,
-      met: share === undefined ? undefined : share <= TARGETS.pollShareOfCore,
-    });
+  const spacings: Array<[string, number]> = [
+    [
+      `the ${formatSeconds(input.pollIntervalMs)} poll interval`,
+      input.pollIntervalMs,
+    ],
+    [
+      `the ${formatSeconds(input.pacedSpacingMs)} paced spacing`,
+      input.pacedSpacingMs,
+    ],
+  ];
+  for (const [over, spacingMs] of spacings) {
+    for (const [side, figure] of [
+      ['Vigil', 'vigilCpuMs'],
+      ['catalog', 'catalogCpuMs'],
+    ] as const) {
+      const pollCpu = medianOf(poll, figure);
+      const share = pollCpu === undefined ? undefined : pollCpu / spacingMs;
+      verdicts.push({
+        target: `unchanged poll CPU over ${over}, ${side} process`,
+        measured:
+          share === undefined
+            ? 'not measured'
+            : `${(share * 100).toFixed(2)}% of a core`,
+        limit: `≤ ${TARGETS.pollShareOfCore * 100}% of a core`,
+        met: share === undefined ? undefined : share <= TARGETS.pollShareOfCore,
+      });
+    }
   }
   const slowest =
     input.timesToProbeMs.length === 0
       ? undefined
       : Math.max(...input.timesToProbeMs);
-  const limitMs = input.pollIntervalMs + TARGETS.probeSlackMs;
+  const limitMs = input.pacedSpacingMs + TARGETS.probeSlackMs;
   verdicts.push({
-    target: 'a moved system probed in its new environment (slowest)',
+    target:
+      'a moved system probed in its new environment, by the poll alone (slowest)',
     measured: slowest === undefined ? 'not measured' : formatSeconds(slowest),
-    limit: `≤ ${formatSeconds(limitMs)} (poll interval + ${formatSeconds(
+    limit: `≤ ${formatSeconds(limitMs)} (paced poll spacing + ${formatSeconds(
       TARGETS.probeSlackMs,
     )})`,
     met: slowest === undefined ? undefined : slowest <= limitMs,

@@ -210,7 +210,7 @@ describe.each(databases.eachSupportedId())(
           healthcheck: {
             network: { allowLoopback: true },
             minimumInterval: '1s',
-            reconcile: { catalogPollInterval: '1s' },
+            reconcile: { catalogPollInterval: '1s', catalogPollBudget: 1 },
             rollup: { window: '200ms' },
             scheduler: { refreshInterval: '500ms' },
           },

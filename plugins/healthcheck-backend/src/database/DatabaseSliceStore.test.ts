@@ -179,6 +179,30 @@ describe('DatabaseSliceStore', () => {
     },
   );
 
+  it.each(databases.eachSupportedId())(
+    'keeps the last catalog poll for every instance to read, apart from the slices revision, on %p',
+    async databaseId => {
+      const { store } = await storeOn(databaseId);
+      await expect(store.readCatalogPoll()).resolves.toBeUndefined();
+
+      await store.writeCatalogPoll({
+        startedAt: 1_700_000_000_000,
+        tookMs: 1804.6,
+      });
+      await store.writeCatalogPoll({
+        startedAt: 1_700_000_180_000,
+        tookMs: 950,
+      });
+
+      await expect(store.readCatalogPoll()).resolves.toEqual({
+        startedAt: 1_700_000_180_000,
+        tookMs: 950,
+      });
+      // The poll's row is not the slices': their revision is untouched.
+      await expect(store.readRevision()).resolves.toBe(0);
+    },
+  );
+
   it('refuses a page size that is not a whole number above 0', async () => {
     expect(() => new DatabaseSliceStore({} as Knex, Date.now, 0)).toThrow(
       'DatabaseSliceStore: pageSize must be a whole number >= 1, not 0',

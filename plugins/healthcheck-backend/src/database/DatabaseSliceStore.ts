@@ -5,6 +5,7 @@ import { insertPauseMarkers } from '../claims/DatabaseClaimStore';
 import type { DesiredSlice } from '../model';
 import { Engine, engineOf, rowsOf } from './engine';
 import type {
+  CatalogPollRecord,
   SliceChanges,
   SliceStore,
   SliceWrite,
@@ -14,6 +15,8 @@ import type {
 const SLICES_TABLE = 'healthcheck_slices';
 const STATE_TABLE = 'healthcheck_reconcile_state';
 const FINGERPRINTS_TABLE = 'healthcheck_catalog_fingerprints';
+/** The counters' row of the catalog poll: polls run, the last one's start and time. */
+const CATALOG_POLL_ROW = 'catalog-poll';
 
 /**
  * Rows per write statement. They travel as one JSON parameter, so no
@@ -246,6 +249,34 @@ export class DatabaseSliceStore implements SliceStore {
       FINGERPRINTS_TABLE,
     ).select('system_ref', 'fingerprint');
     return new Map(rows.map(row => [row.system_ref, row.fingerprint]));
+  }
+
+  async readCatalogPoll(): Promise<CatalogPollRecord | undefined> {
+    const row = await this.#db(STATE_TABLE)
+      .where('name', CATALOG_POLL_ROW)
+      .first<
+        { updated_at: number | string; took_ms: number | null } | undefined
+      >('updated_at', 'took_ms');
+    if (!row || row.took_ms === null) {
+      return undefined;
+    }
+    return { startedAt: Number(row.updated_at), tookMs: Number(row.took_ms) };
+  }
+
+  async writeCatalogPoll(record: CatalogPollRecord): Promise<void> {
+    await this.#db(STATE_TABLE)
+      .insert({
+        name: CATALOG_POLL_ROW,
+        revision: 1,
+        updated_at: Math.round(record.startedAt),
+        took_ms: Math.max(0, Math.round(record.tookMs)),
+      })
+      .onConflict('name')
+      .merge({
+        revision: this.#db.raw('?? + 1', [`${STATE_TABLE}.revision`]),
+        updated_at: Math.round(record.startedAt),
+        took_ms: Math.max(0, Math.round(record.tookMs)),
+      });
   }
 
   async writeFingerprints(

@@ -133,7 +133,7 @@ describe.each(databases.eachSupportedId())(
         config: {
           healthcheck: {
             minimumInterval: '1s',
-            reconcile: { catalogPollInterval: '1s' },
+            reconcile: { catalogPollInterval: '1s', catalogPollBudget: 1 },
             rollup: { window: '200ms' },
             scheduler: { refreshInterval: '500ms' },
             heartbeats: { pingsPerMinute: PINGS_PER_MINUTE },

@@ -87,4 +87,22 @@ export interface SliceStore {
   writeFingerprints(
     fingerprints: ReadonlyMap<string, string | undefined>,
   ): Promise<void>;
+
+  /** The last catalog poll, whichever instance ran it; none before the first. */
+  readCatalogPoll(): Promise<CatalogPollRecord | undefined>;
+
+  /** Records a catalog poll that was run. */
+  writeCatalogPoll(record: CatalogPollRecord): Promise<void>;
+}
+
+/**
+ * The last catalog poll, as every instance reads it: the poll is a global
+ * task that any instance may run next.
+ * @internal
+ */
+export interface CatalogPollRecord {
+  /** When the poll began reading the catalog (epoch ms). */
+  startedAt: number;
+  /** How long reading and comparing took, not the pass it started. */
+  tookMs: number;
 }

@@ -44,6 +44,8 @@ export const POLLED_FIELDS = {
 export interface CatalogPollOutcome {
   pass: 'none' | 'scoped' | 'full';
   changedSystems: string[];
+  /** How long reading the catalog and comparing took, before any pass. */
+  detectMs: number;
 }
 
 /**
@@ -79,14 +81,16 @@ export class CatalogChangePoller {
   }
 
   async poll(): Promise<CatalogPollOutcome> {
+    const startedAt = performance.now();
     const next = catalogFingerprints(await this.#readSnapshot());
     const previous = await this.#slices.readFingerprints();
     const { environmentsChanged, changedSystems } = compareFingerprints(
       previous,
       next,
     );
+    const detectMs = performance.now() - startedAt;
     if (!environmentsChanged && changedSystems.length === 0) {
-      return { pass: 'none', changedSystems };
+      return { pass: 'none', changedSystems, detectMs };
     }
     const update = new Map<string, string | undefined>();
     let pass: CatalogPollOutcome['pass'];
@@ -94,7 +98,7 @@ export class CatalogChangePoller {
       const outcome = await this.#reconciler.reconcileAll();
       if (!outcome.ran) {
         // Another pass is converging; look again at the next poll.
-        return { pass: 'none', changedSystems };
+        return { pass: 'none', changedSystems, detectMs };
       }
       pass = 'full';
       update.set(ENVIRONMENTS_KEY, next.get(ENVIRONMENTS_KEY));
@@ -113,7 +117,7 @@ export class CatalogChangePoller {
         environmentsChanged ? ' and in the Environment entities' : ''
       }: ${pass} pass`,
     );
-    return { pass, changedSystems };
+    return { pass, changedSystems, detectMs };
   }
 
   async #readSnapshot() {

@@ -5,12 +5,41 @@ import {
 } from './reconcileSettings';
 
 describe('readReconcileSettings', () => {
-  it('runs a full pass every 5 minutes and polls the catalog every 30 s unless told otherwise', () => {
+  it('runs a full pass every 5 minutes and polls the catalog every 30 s, within 1% of the time, unless told otherwise', () => {
     expect(readReconcileSettings(new ConfigReader({}))).toEqual({
       intervalMs: 300_000,
       catalogPollIntervalMs: 30_000,
+      catalogPollBudget: 0.01,
       tombstoneRetentionMs: 3_600_000,
     });
+  });
+
+  it('reads the poll budget as a share of the time', () => {
+    const config = new ConfigReader({
+      healthcheck: { reconcile: { catalogPollBudget: 0.05 } },
+    });
+    expect(readReconcileSettings(config).catalogPollBudget).toBe(0.05);
+  });
+
+  it.each([0, -0.01, 1.5])(
+    'refuses a poll budget of %p, naming the key and what it is',
+    budget => {
+      const config = new ConfigReader({
+        healthcheck: { reconcile: { catalogPollBudget: budget } },
+      });
+      expect(() => readReconcileSettings(config)).toThrow(
+        `Invalid healthcheck.reconcile.catalogPollBudget ${budget}: it is the share of the time the catalog poll may take, above 0 and at most 1 (0.01 is 1%)`,
+      );
+    },
+  );
+
+  it('refuses a poll budget that is not a number', () => {
+    const config = new ConfigReader({
+      healthcheck: { reconcile: { catalogPollBudget: 'a little' } },
+    });
+    expect(() => readReconcileSettings(config)).toThrow(
+      /healthcheck\.reconcile\.catalogPollBudget/,
+    );
   });
 
   it('reads both periods as durations', () => {

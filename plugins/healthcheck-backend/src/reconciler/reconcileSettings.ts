@@ -13,6 +13,11 @@ export interface ReconcileSettings {
   intervalMs: number;
   /** Between polls of the catalog for changed systems. */
   catalogPollIntervalMs: number;
+  /**
+   * The share of the time the catalog poll may take: after a poll that
+   * took T the next waits at least T / budget (see nextCatalogPollAt).
+   */
+  catalogPollBudget: number;
   /** How long a removed slice's tombstone is kept for instances to see. */
   tombstoneRetentionMs: number;
 }
@@ -20,13 +25,15 @@ export interface ReconcileSettings {
 const DEFAULTS: ReconcileSettings = {
   intervalMs: 5 * 60_000,
   catalogPollIntervalMs: 30_000,
+  catalogPollBudget: 0.01,
   tombstoneRetentionMs: 60 * 60_000,
 };
 
 /**
  * Reads `healthcheck.reconcile.interval` and `.catalogPollInterval`
- * (durations such as `30s` or `5m`).
- * @throws InputError naming the key and the problem for a bad duration.
+ * (durations such as `30s` or `5m`), and `.catalogPollBudget` (a share of
+ * the time, above 0 and at most 1; 0.01 by default).
+ * @throws InputError naming the key and the problem for a bad value.
  * @internal
  */
 export function readReconcileSettings(config: Config): ReconcileSettings {
@@ -38,8 +45,23 @@ export function readReconcileSettings(config: Config): ReconcileSettings {
       'catalogPollInterval',
       DEFAULTS.catalogPollIntervalMs,
     ),
+    catalogPollBudget: readBudget(config),
     tombstoneRetentionMs: DEFAULTS.tombstoneRetentionMs,
   };
+}
+
+function readBudget(config: Config): number {
+  const key = 'healthcheck.reconcile.catalogPollBudget';
+  if (!config.has(key)) {
+    return DEFAULTS.catalogPollBudget;
+  }
+  const value = config.getNumber(key);
+  if (!(value > 0 && value <= 1)) {
+    throw new InputError(
+      `Invalid ${key} ${value}: it is the share of the time the catalog poll may take, above 0 and at most 1 (0.01 is 1%)`,
+    );
+  }
+  return value;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { LoggerService, SchedulerService } from '@backstage/backend-plugin-api';
 import type { CatalogChangePoller } from './CatalogChangePoller';
+import { nextCatalogPollAt } from './catalogPollPacing';
 import type { Reconciler } from './Reconciler';
 import type { ReconcileSettings } from './reconcileSettings';
 import type { SliceStore } from '../model';
@@ -57,7 +58,13 @@ export async function scheduleReconcileTasks(options: {
     },
     initialDelay: { milliseconds: settings.catalogPollIntervalMs },
     fn: async () => {
+      const last = await slices.readCatalogPoll();
+      if (now() < nextCatalogPollAt(last, settings)) {
+        return;
+      }
+      const startedAt = now();
       const outcome = await poller.poll();
+      await slices.writeCatalogPoll({ startedAt, tookMs: outcome.detectMs });
       if (outcome.pass !== 'none') {
         onSlicesChanged();
       }

@@ -146,7 +146,7 @@ export async function startHostilePortal(
             allowedNamespaces: ['default'],
           },
         },
-        reconcile: { catalogPollInterval: '1s' },
+        reconcile: { catalogPollInterval: '1s', catalogPollBudget: 1 },
       },
     },
   });
