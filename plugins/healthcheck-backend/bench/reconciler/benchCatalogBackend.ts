@@ -663,6 +663,7 @@ async function main() {
           pollIntervalMs: options.pollIntervalMs,
           pacedSpacingMs: pacedSpacingMs(steps, options.pacing),
           timesToProbeMs: timesToProbe.fromCatalogMs,
+          moveSpacingMs: timesToProbe.longestPollSpacingMs,
         }),
       ),
     );
@@ -704,7 +705,13 @@ async function main() {
           .map(formatMs)
           .join(', ')}; the catalog took ${timesToProbe.catalogMs
           .map(formatMs)
-          .join(', ')} to show it after the provider gave it.`,
+          .join(
+            ', ',
+          )} to show it after the provider gave it; the polls meanwhile took ${timesToProbe.pollDetectMs
+          .map(formatMs)
+          .join(', ')} to read and compare, at most ${formatMs(
+          timesToProbe.longestPollSpacingMs ?? 0,
+        )} apart.`,
       );
     }
     console.log(
@@ -767,12 +774,21 @@ async function timeMovesToProbe(context: {
   credentials: Awaited<ReturnType<typeof benchAuth.getOwnServiceCredentials>>;
   poller: CatalogChangePoller;
   slices: DatabaseSliceStore;
-}): Promise<{ fromCatalogMs: number[]; catalogMs: number[] }> {
+}): Promise<{
+  fromCatalogMs: number[];
+  catalogMs: number[];
+  /** Between two polls while the moves were timed. */
+  longestPollSpacingMs?: number;
+  /** How long each of those polls took to read and compare. */
+  pollDetectMs: number[];
+}> {
   const { options, catalogProcess, catalog, credentials, poller } = context;
   const fromCatalogMs: number[] = [];
   const catalogMs: number[] = [];
+  const pollDetectMs: number[] = [];
+  let longestPollSpacingMs: number | undefined;
   if (options.probeMoves === 0) {
-    return { fromCatalogMs, catalogMs };
+    return { fromCatalogMs, catalogMs, pollDetectMs };
   }
   console.error(`Timing ${options.probeMoves} moves to their first probe`);
   let watched: { systemRef: string; environment: string } | undefined;
@@ -815,7 +831,14 @@ async function timeMovesToProbe(context: {
       const start = performance.now();
       if (start >= nextCatalogPollAt(lastPoll, options.pacing)) {
         const outcome = await poller.poll();
+        if (lastPoll) {
+          longestPollSpacingMs = Math.max(
+            longestPollSpacingMs ?? 0,
+            start - lastPoll.startedAt,
+          );
+        }
         lastPoll = { startedAt: start, tookMs: outcome.detectMs };
+        pollDetectMs.push(outcome.detectMs);
         if (outcome.pass !== 'none') {
           scheduler.refreshDesired();
         }
@@ -856,7 +879,7 @@ async function timeMovesToProbe(context: {
     await pollLoop.catch(() => {});
     await scheduler.stop({ awaitInFlightMs: 0 });
   }
-  return { fromCatalogMs, catalogMs };
+  return { fromCatalogMs, catalogMs, longestPollSpacingMs, pollDetectMs };
 }
 
 /**

@@ -133,6 +133,18 @@ describe('judgeCatalogTargets', () => {
       met: true,
     });
     expect(judge([12_000, 35_100])).toMatchObject({ met: false });
+    expect(
+      judgeCatalogTargets({
+        steps: steps([{}], [{}]),
+        pollIntervalMs: 30_000,
+        pacedSpacingMs: 180_000,
+        timesToProbeMs: [252_000],
+        moveSpacingMs: 240_000,
+      })[6],
+    ).toMatchObject({
+      limit: '≤ 245 s (longest poll spacing meanwhile + 5 s)',
+      met: false,
+    });
     expect(judge([])).toMatchObject({
       measured: 'not measured',
       met: undefined,
