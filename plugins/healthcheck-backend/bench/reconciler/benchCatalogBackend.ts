@@ -9,7 +9,8 @@
  * CatalogClient over HTTP, on a slice store in another PostgreSQL database.
  *
  *   yarn bench:catalog [--systems N] [--runs N] [--probe-moves N]
- *     [--poll-interval 30s] [--poll-budget 0.01] [--postgres URL]
+ *     [--announced-moves N] [--poll-interval 30s] [--poll-budget 0.01]
+ *     [--postgres URL]
  *
  * Per run (median of `--runs`, default 3), each step measured for its wall
  * time, the CPU of both processes (and of PostgreSQL), the requests, the
@@ -66,6 +67,7 @@ import { DatabaseSliceStore } from '../../src/database/DatabaseSliceStore';
 import { SliceScheduler } from '../../src/scheduler/SliceScheduler';
 import { catalogFingerprints } from '../../src/reconciler/catalogFingerprints';
 import { CatalogChangePoller } from '../../src/reconciler/CatalogChangePoller';
+import { CatalogChangeListener } from '../../src/reconciler/CatalogChangeListener';
 import { createStoredSliceSource } from '../../src/reconciler/createStoredSliceSource';
 import type { DesiredSlice } from '../../src/model';
 import { createReconcileLock } from '../../src/reconciler/ReconcileLock';
@@ -118,6 +120,8 @@ interface Options {
   systems: number;
   runs: number;
   probeMoves: number;
+  /** Moves timed with the catalog module's announcements heard. */
+  announcedMoves: number;
   pollIntervalMs: number;
   /** The plugin's pacing of the poll, with this bench's interval and budget. */
   pacing: CatalogPollPacing;
@@ -130,6 +134,7 @@ const COMMAND: BenchCommand = {
     systems: { value: 'N' },
     runs: { value: 'N' },
     'probe-moves': { value: 'N' },
+    'announced-moves': { value: 'N' },
     'poll-interval': { value: '30s' },
     'poll-budget': { value: '0.01' },
     postgres: { value: 'URL' },
@@ -161,6 +166,7 @@ function parseOptions(argv: string[]): Options {
       systems: args.whole('systems', 10_000),
       runs,
       probeMoves: args.whole('probe-moves', 3, 0),
+      announcedMoves: args.whole('announced-moves', 3, 0),
       pollIntervalMs: settings.catalogPollIntervalMs,
       pacing: settings,
       postgresUrl: args.text('postgres', DEFAULT_POSTGRES_URL),
@@ -228,6 +234,8 @@ interface CatalogProcess {
   baseUrl: string;
   request(message: CatalogProcessRequest): void;
   next(type: CatalogProcessReport['type']): Promise<CatalogProcessReport>;
+  /** Where the announcements it forwards go (none: dropped). */
+  onAnnouncement(handler: ((payload: unknown) => void) | undefined): void;
   stop(): Promise<void>;
 }
 
@@ -309,7 +317,12 @@ async function startCatalogProcess(options: {
       resolve({ type: 'failed', message: error.message });
     }
   };
+  let announcementHandler: ((payload: unknown) => void) | undefined;
   child.on('message', (report: CatalogProcessReport) => {
+    if (report.type === 'announcement') {
+      announcementHandler?.(report.payload);
+      return;
+    }
     if (report.type === 'failed') {
       fail(new Error(`The catalog process failed: ${report.message}`));
       return;
@@ -331,6 +344,9 @@ async function startCatalogProcess(options: {
     child,
     baseUrl,
     request: message => child.send(message),
+    onAnnouncement: handler => {
+      announcementHandler = handler;
+    },
     next: async type => {
       if (failure) {
         throw failure;
@@ -627,13 +643,22 @@ async function main() {
       steps.get('1%-changed poll')!.push(changedPoll.sample);
     }
 
-    const timesToProbe = await timeMovesToProbe({
+    const moveContext = {
       options,
       catalogProcess,
       catalog,
       credentials,
       poller,
+      reconciler,
       slices,
+    };
+    const timesToProbe = await timeMovesToProbe({
+      ...moveContext,
+      announcements: false,
+    });
+    const announcedTimes = await timeMovesToProbe({
+      ...moveContext,
+      announcements: true,
     });
 
     console.log(
@@ -662,8 +687,11 @@ async function main() {
           steps,
           pollIntervalMs: options.pollIntervalMs,
           pacedSpacingMs: pacedSpacingMs(steps, options.pacing),
-          timesToProbeMs: timesToProbe.fromCatalogMs,
+          timesToProbeMs: timesToProbe.fromShownMs,
           moveSpacingMs: timesToProbe.longestPollSpacingMs,
+          ...(options.announcedMoves > 0 && {
+            announcedMovesMs: announcedTimes.fromGivenMs,
+          }),
         }),
       ),
     );
@@ -699,9 +727,9 @@ async function main() {
         pacedSpacingMs(steps, options.pacing),
       )} after the median unchanged poll here.`,
     );
-    if (timesToProbe.fromCatalogMs.length > 0) {
+    if (timesToProbe.fromShownMs.length > 0) {
       console.log(
-        `- Moves into a new environment, by the paced poll alone: from the catalog showing the move to its first probe ${timesToProbe.fromCatalogMs
+        `- Moves into a new environment, by the paced poll alone: from the catalog showing the move to its first probe ${timesToProbe.fromShownMs
           .map(formatMs)
           .join(', ')}; the catalog took ${timesToProbe.catalogMs
           .map(formatMs)
@@ -712,6 +740,15 @@ async function main() {
           .join(', ')} to read and compare, at most ${formatMs(
           timesToProbe.longestPollSpacingMs ?? 0,
         )} apart.`,
+      );
+    }
+    if (announcedTimes.fromGivenMs.length > 0) {
+      console.log(
+        `- Moves with the catalog module's announcements heard (forwarded from the catalog's process over IPC in place of an events bus) and the paced poll: from the provider handing the move over to its first probe ${announcedTimes.fromGivenMs
+          .map(formatMs)
+          .join(', ')}; the catalog took ${announcedTimes.catalogMs
+          .map(formatMs)
+          .join(', ')} to show it.`,
       );
     }
     console.log(
@@ -763,9 +800,11 @@ async function waitForEntities(
 
 /**
  * Moves systems into a new environment one at a time, each at a random
- * point of the poll interval, with the poller on its interval and a real
- * scheduler loading the stored slices; measures until the scheduler fires
- * the first tick of the system's slice in the new environment.
+ * point of the poll interval, with the poller on its interval (paced) and a
+ * real scheduler loading the stored slices, and with `announcements` the
+ * catalog module's announcements heard by a real CatalogChangeListener, as
+ * plugin.ts wires both; measures until the scheduler fires the first tick
+ * of the system's slice in the new environment.
  */
 async function timeMovesToProbe(context: {
   options: Options;
@@ -773,9 +812,14 @@ async function timeMovesToProbe(context: {
   catalog: CatalogService;
   credentials: Awaited<ReturnType<typeof benchAuth.getOwnServiceCredentials>>;
   poller: CatalogChangePoller;
+  reconciler: Reconciler;
   slices: DatabaseSliceStore;
+  announcements: boolean;
 }): Promise<{
-  fromCatalogMs: number[];
+  /** From the catalog showing each move to its first probe. */
+  fromShownMs: number[];
+  /** From the provider handing each move to the catalog to its first probe. */
+  fromGivenMs: number[];
   catalogMs: number[];
   /** Between two polls while the moves were timed. */
   longestPollSpacingMs?: number;
@@ -783,14 +827,22 @@ async function timeMovesToProbe(context: {
   pollDetectMs: number[];
 }> {
   const { options, catalogProcess, catalog, credentials, poller } = context;
-  const fromCatalogMs: number[] = [];
+  const fromShownMs: number[] = [];
+  const fromGivenMs: number[] = [];
   const catalogMs: number[] = [];
   const pollDetectMs: number[] = [];
   let longestPollSpacingMs: number | undefined;
-  if (options.probeMoves === 0) {
-    return { fromCatalogMs, catalogMs, pollDetectMs };
+  const moves = context.announcements
+    ? options.announcedMoves
+    : options.probeMoves;
+  if (moves === 0) {
+    return { fromShownMs, fromGivenMs, catalogMs, pollDetectMs };
   }
-  console.error(`Timing ${options.probeMoves} moves to their first probe`);
+  console.error(
+    `Timing ${moves} moves to their first probe, ${
+      context.announcements ? 'with the announcements' : 'by the poll alone'
+    }`,
+  );
   let watched: { systemRef: string; environment: string } | undefined;
   let fired: (() => void) | undefined;
   const nextFire = () =>
@@ -820,6 +872,15 @@ async function timeMovesToProbe(context: {
     },
   });
   scheduler.start();
+  const listener = new CatalogChangeListener({
+    reconciler: context.reconciler,
+    logger: silentLogger,
+    onSlicesChanged: () => scheduler.refreshDesired(),
+  });
+  if (context.announcements) {
+    catalogProcess.onAnnouncement(payload => listener.hear(payload));
+    catalogProcess.request({ type: 'forward-announcements' });
+  }
   // The poll task: every interval from the start of the last, as
   // Backstage's scheduler runs a task with a frequency, a turn passed while
   // the budget says the last poll was too recent, and what changed read at
@@ -849,13 +910,17 @@ async function timeMovesToProbe(context: {
     }
   })();
   try {
-    for (let move = 0; move < options.probeMoves; move++) {
+    for (let move = 0; move < moves; move++) {
       await sleep(Math.random() * options.pollIntervalMs);
-      // Spread over the catalog; each into an environment of its own.
-      const index = Math.floor(
-        ((move + 0.5) / options.probeMoves) * options.systems,
-      );
-      const environment = `moved-${move}`;
+      // Spread over the catalog; each into an environment of its own, and
+      // the announced moves other systems than the polled ones.
+      const index =
+        (Math.floor(((move + 0.5) / moves) * options.systems) +
+          (context.announcements ? 1 : 0)) %
+        options.systems;
+      const environment = `${
+        context.announcements ? 'announced' : 'moved'
+      }-${move}`;
       const system = systemEntity(index, [environment]);
       watched = { systemRef: systemRefOf(index), environment };
       const probed = nextFire();
@@ -867,19 +932,30 @@ async function timeMovesToProbe(context: {
       const probedAt = await probed;
       fired = undefined;
       catalogMs.push(shownAt - givenAt);
-      fromCatalogMs.push(probedAt - shownAt);
+      fromShownMs.push(probedAt - shownAt);
+      fromGivenMs.push(probedAt - givenAt);
       console.error(
         `  ${watched.systemRef} into ${watched.environment}: probed ${formatMs(
+          probedAt - givenAt,
+        )} after the provider gave it, ${formatMs(
           probedAt - shownAt,
         )} after the catalog showed it`,
       );
     }
   } finally {
     polling = false;
+    catalogProcess.onAnnouncement(undefined);
+    listener.stop();
     await pollLoop.catch(() => {});
     await scheduler.stop({ awaitInFlightMs: 0 });
   }
-  return { fromCatalogMs, catalogMs, longestPollSpacingMs, pollDetectMs };
+  return {
+    fromShownMs,
+    fromGivenMs,
+    catalogMs,
+    longestPollSpacingMs,
+    pollDetectMs,
+  };
 }
 
 /**

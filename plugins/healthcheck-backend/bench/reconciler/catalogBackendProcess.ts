@@ -14,7 +14,11 @@
  * entities and answers `{ type: 'changed', round, entities }` (on
  * `{ type: 'move', system, environment }` the same, for one System given
  * one environment more); on
- * `{ type: 'stop' }` it stops the backend and exits.
+ * `{ type: 'stop' }` it stops the backend and exits. After
+ * `{ type: 'forward-announcements' }` it hands on every change Vigil's
+ * catalog module announces on the events service as
+ * `{ type: 'announcement', payload }`, standing in for the events bus
+ * between two backends.
  */
 import { parseArgs } from 'node:util';
 // Bench only: the catalog runs here, not in the plugin.
@@ -22,6 +26,8 @@ import { parseArgs } from 'node:util';
 import { createBackend } from '@backstage/backend-defaults';
 import { createBackendModule } from '@backstage/backend-plugin-api';
 import type { Entity } from '@backstage/catalog-model';
+import { eventsServiceRef } from '@backstage/plugin-events-node';
+import { CATALOG_CHANGES_TOPIC } from '@vigil/plugin-healthcheck-node';
 import {
   catalogProcessingExtensionPoint,
   type EntityProvider,
@@ -33,12 +39,14 @@ import { generatedCatalog, systemEntity } from './generatedCatalog';
 export type CatalogProcessRequest =
   | { type: 'change'; round: number }
   | { type: 'move'; system: number; environment: string }
+  | { type: 'forward-announcements' }
   | { type: 'stop' };
 
 /** What the catalog process tells the bench. */
 export type CatalogProcessReport =
   | { type: 'ready'; entities: number }
   | { type: 'changed'; round: number; entities: number }
+  | { type: 'announcement'; payload: unknown }
   | { type: 'failed'; message: string };
 
 const LOCATION_KEY = 'vigil-catalog-bench';
@@ -98,6 +106,8 @@ async function main() {
     );
   }
   const provider = new GeneratedCatalogProvider();
+  // Off while seeding: every entity processed is announced.
+  let forwarding = false;
   const backend = createBackend();
   // eslint-disable-next-line @backstage/no-undeclared-imports
   backend.add(import('@backstage/plugin-catalog-backend'));
@@ -109,9 +119,21 @@ async function main() {
       moduleId: 'vigil-catalog-bench',
       register(reg) {
         reg.registerInit({
-          deps: { catalog: catalogProcessingExtensionPoint },
-          async init({ catalog }) {
+          deps: {
+            catalog: catalogProcessingExtensionPoint,
+            events: eventsServiceRef,
+          },
+          async init({ catalog, events }) {
             catalog.addEntityProvider(provider);
+            await events.subscribe({
+              id: 'vigil-catalog-bench-forward',
+              topics: [CATALOG_CHANGES_TOPIC],
+              onEvent: async ({ eventPayload }) => {
+                if (forwarding) {
+                  report({ type: 'announcement', payload: eventPayload });
+                }
+              },
+            });
           },
         });
       },
@@ -124,6 +146,10 @@ async function main() {
   report({ type: 'ready', entities: entities.length });
 
   process.on('message', (request: CatalogProcessRequest) => {
+    if (request.type === 'forward-announcements') {
+      forwarding = true;
+      return;
+    }
     if (request.type === 'stop') {
       backend
         .stop()

@@ -152,6 +152,33 @@ describe('judgeCatalogTargets', () => {
   });
 });
 
+describe('judgeCatalogTargets with announcements', () => {
+  it('judges the slowest announced move, from the provider, against the poll interval plus 5 s, apart from the poll alone', () => {
+    const verdicts = judgeCatalogTargets({
+      steps: steps([{}], [{}]),
+      pollIntervalMs: 30_000,
+      pacedSpacingMs: 240_000,
+      timesToProbeMs: [300_000],
+      moveSpacingMs: 330_000,
+      announcedMovesMs: [4_200, 3_900, 36_000],
+    });
+    expect(verdicts).toHaveLength(8);
+    expect(verdicts[7]).toMatchObject({
+      measured: '36 s',
+      limit: '≤ 35 s (poll interval + 5 s)',
+      met: false,
+    });
+    expect(
+      judgeCatalogTargets({
+        steps: steps([{}], [{}]),
+        pollIntervalMs: 30_000,
+        pacedSpacingMs: 240_000,
+        timesToProbeMs: [],
+      }),
+    ).toHaveLength(7);
+  });
+});
+
 describe('renderCostTable', () => {
   it('shows each step against the naive read of the same run, and the naive read alone', () => {
     const table = renderCostTable(

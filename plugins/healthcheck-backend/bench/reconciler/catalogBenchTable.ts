@@ -83,6 +83,11 @@ export function judgeCatalogTargets(input: {
    * not given).
    */
   moveSpacingMs?: number;
+  /**
+   * With the catalog module's announcements heard, from the provider
+   * handing each move to the catalog to the first probe (not timed: none).
+   */
+  announcedMovesMs?: readonly number[];
 }): TargetVerdict[] {
   const poll = input.steps.get('unchanged poll') ?? [];
   const naive = input.steps.get('naive read') ?? [];
@@ -154,6 +159,23 @@ export function judgeCatalogTargets(input: {
     } + ${formatSeconds(TARGETS.probeSlackMs)})`,
     met: slowest === undefined ? undefined : slowest <= limitMs,
   });
+  if (input.announcedMovesMs) {
+    const announced =
+      input.announcedMovesMs.length === 0
+        ? undefined
+        : Math.max(...input.announcedMovesMs);
+    const announcedLimitMs = input.pollIntervalMs + TARGETS.probeSlackMs;
+    verdicts.push({
+      target:
+        "a moved system probed in its new environment, with the catalog module's announcements (slowest, from the provider handing it over)",
+      measured:
+        announced === undefined ? 'not measured' : formatSeconds(announced),
+      limit: `≤ ${formatSeconds(
+        announcedLimitMs,
+      )} (poll interval + ${formatSeconds(TARGETS.probeSlackMs)})`,
+      met: announced === undefined ? undefined : announced <= announcedLimitMs,
+    });
+  }
   return verdicts;
 }
 
