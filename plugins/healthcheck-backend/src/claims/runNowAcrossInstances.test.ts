@@ -1,4 +1,3 @@
-import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
@@ -15,12 +14,10 @@ import {
 import { createRunCheckNow } from '../runs/runCheckNow';
 import { RunNowRateLimiter } from '../runs/runNowRateLimit';
 import { DatabaseHistoryStore } from '../history';
-import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
-import { readNetworkPolicy } from '../probes/networkGuard';
-import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import type { DesiredSlice } from '../model';
 import { eventually } from '../rollup/__testUtils__/healthTestbed';
 import { ownerOf } from './rendezvous';
+import { builtinProbeTypeRegistry } from '../__testUtils__/builtinProbeTypeRegistry';
 
 /*
  * Two instances share one PostgreSQL, each with its own pool, both probing
@@ -130,11 +127,7 @@ async function startTarget(hits: Hit[]): Promise<Server> {
           pool: { min: 0, max: 5 },
         });
         clients.push(client);
-        const probeTypes = new ProbeTypeRegistry();
-        createBuiltinProbeTypes({
-          networkPolicy: readNetworkPolicy(config),
-          secrets: ProbeSecrets.fromConfig(config),
-        }).forEach(probeType => probeTypes.add(probeType));
+        const probeTypes = builtinProbeTypeRegistry(config);
         const instance = await createInstanceRunner({
           config,
           logger: mockServices.logger.mock(),

@@ -37,8 +37,8 @@ export interface InstanceRunner {
   /** Joins the instances sharing the database, and starts probing. */
   start(): Promise<void>;
   /**
-   * Stops probing (bounded wait for runs in flight), writes what it can of
-   * the results still waiting (bounded), then leaves.
+   * Stops probing and leaves at once, then waits (bounded) for the runs in
+   * flight and writes what it can of the results still waiting (bounded).
    */
   stop(): Promise<void>;
 }
@@ -138,9 +138,14 @@ export async function createInstanceRunner(options: {
       engine.start();
     },
     stop: async () => {
-      await engine.stop();
-      await outage.stop();
+      // Firing stops at the call. Leaving before the drain lets the others
+      // take this instance's slices while its probes in flight finish and
+      // their results are written, however long a slow shutdown takes; the
+      // ticks in flight are claimed, so nobody runs them again.
+      const draining = engine.stop();
       await membership.stop();
+      await draining;
+      await outage.stop();
     },
   };
 }

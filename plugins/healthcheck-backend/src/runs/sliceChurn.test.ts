@@ -1,4 +1,3 @@
-import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import { encodeSliceId } from '@vigil/plugin-healthcheck-common';
@@ -8,12 +7,10 @@ import { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
-import { createBuiltinProbeTypes } from '../probes/builtinProbeTypes';
-import { readNetworkPolicy } from '../probes/networkGuard';
-import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import type { DesiredSlice } from '../model';
 import { createInstanceRunner, InstanceRunner } from './createInstanceRunner';
 import { CachedSliceStates } from './CachedSliceStates';
+import { builtinProbeTypeRegistry } from '../__testUtils__/builtinProbeTypeRegistry';
 
 /*
  * Slices come and go all the time (checks edited, systems renamed,
@@ -94,11 +91,7 @@ describe('slice churn', () => {
         scheduler: { refreshInterval: '50ms' },
       },
     });
-    const probeTypes = new ProbeTypeRegistry();
-    createBuiltinProbeTypes({
-      networkPolicy: readNetworkPolicy(config),
-      secrets: ProbeSecrets.fromConfig(config),
-    }).forEach(probeType => probeTypes.add(probeType));
+    const probeTypes = builtinProbeTypeRegistry(config);
     instance = await createInstanceRunner({
       config,
       logger: mockServices.logger.mock(),

@@ -8,15 +8,12 @@
  *
  * Prints "ready" once it has joined and started; stops cleanly on SIGTERM.
  */
-import { ProbeSecrets } from '@vigil/plugin-healthcheck-node';
 import { ConfigReader } from '@backstage/config';
 import knexFactory from 'knex';
 import { quietLogger } from '../../tooling/quietLogger';
 import { DatabaseSliceStore } from '../../database/DatabaseSliceStore';
 import { createInstanceRunner } from '../../runs/createInstanceRunner';
-import { createBuiltinProbeTypes } from '../../probes/builtinProbeTypes';
-import { readNetworkPolicy } from '../../probes/networkGuard';
-import { ProbeTypeRegistry } from '../../probes/ProbeTypeRegistry';
+import { builtinProbeTypeRegistry } from '../../__testUtils__/builtinProbeTypeRegistry';
 
 async function main(instanceId: string, connection: string) {
   const config = new ConfigReader({
@@ -37,13 +34,7 @@ async function main(instanceId: string, connection: string) {
     getClient: async () => knex,
     migrations: { skip: true },
   };
-  const probeTypes = new ProbeTypeRegistry();
-  for (const probeType of createBuiltinProbeTypes({
-    networkPolicy: readNetworkPolicy(config),
-    secrets: ProbeSecrets.fromConfig(config),
-  })) {
-    probeTypes.add(probeType);
-  }
+  const probeTypes = builtinProbeTypeRegistry(config);
   const instance = await createInstanceRunner({
     config,
     logger,
