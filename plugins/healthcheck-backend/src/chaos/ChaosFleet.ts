@@ -21,6 +21,12 @@ const STOP_TIMEOUT_MS = 20_000;
 /** A full collection of a backend's heap takes well under a second. */
 const MEMORY_REPORT_TIMEOUT_MS = 10_000;
 
+/** How a clean stop went: a stop that did not end in time was a kill. @internal */
+export interface StopOutcome {
+  tookMs: number;
+  killed: boolean;
+}
+
 /** One running backend instance. @internal */
 export interface ChaosInstance {
   readonly name: string;
@@ -131,13 +137,19 @@ export class ChaosFleet {
   }
 
   /** SIGTERM: the backend stops cleanly (its shutdown hooks run). */
-  async stop(name: string): Promise<void> {
+  async stop(name: string): Promise<StopOutcome> {
     const { child } = this.instance(name);
     const exited = exitOf(child);
+    const startedAt = Date.now();
+    let killed = false;
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, STOP_TIMEOUT_MS);
     await exited;
     clearTimeout(timer);
+    return { tookMs: Date.now() - startedAt, killed };
   }
 
   /** SIGKILL: the instance dies with whatever it had in flight. */

@@ -133,7 +133,10 @@ describe('tickFigures', () => {
     expect(figures.fault.missed[0]).toBe(tickLabel(slice, ticks[5]));
     expect(figures.lost).toHaveLength(5);
     expect(figures.lost[0]).toBe(
-      `${tickLabel(slice, ticks[5])} (outage): no run in the database`,
+      `${tickLabel(
+        slice,
+        ticks[5],
+      )} (outage): no run in the database (never claimed)`,
     );
   });
 
@@ -141,7 +144,10 @@ describe('tickFigures', () => {
     const figures = figuresOf([hitAt(ticks[2] + 12, 'chaos-b')], []);
     expect(figures.up.probed).toBe(1);
     expect(figures.lost).toContain(
-      `${tickLabel(slice, ticks[2])} (up): no run in the database`,
+      `${tickLabel(
+        slice,
+        ticks[2],
+      )} (up): no run in the database (never claimed, probed)`,
     );
     expect(figures.lost).toHaveLength(10);
   });
@@ -246,7 +252,9 @@ describe('tickFigures', () => {
       });
       expect(figures.cutOffByKill).toBe(0);
       expect(figures.lost).toEqual([
-        expect.stringMatching(/@.*\(up\): no run in the database/),
+        expect.stringMatching(
+          /@.*\(up\): no run in the database \(claimed by chaos-a, never completed\)/,
+        ),
       ]);
 
       const early = figuresOf(
@@ -255,7 +263,9 @@ describe('tickFigures', () => {
         timeline({ kills: [{ instance: 'chaos-b', at: ticks[6] + 30 }] }),
       );
       expect(early.lost).toContainEqual(
-        expect.stringMatching(/@.*\(up\): no run in the database/),
+        expect.stringMatching(
+          /@.*\(up\): no run in the database \(claimed by chaos-b, never completed\)/,
+        ),
       );
       // The 7th tick, unclaimed just before the kill, is cut off.
       expect(early.cutOffByKill).toBe(1);

@@ -240,9 +240,13 @@ export function tickFigures(options: {
     );
   const killedJustAfter = (at: number) =>
     timeline.kills.some(kill => kill.at - killCutOffMs <= at && at <= kill.at);
-  const claimedByAnyone = new Set(
-    options.runs.map(run => keyOf(run.sliceId, run.scheduledAt)),
+  const claimerOf = new Map(
+    options.runs.map(run => [
+      keyOf(run.sliceId, run.scheduledAt),
+      run.claimedBy,
+    ]),
   );
+  const claimedByAnyone = new Set(claimerOf.keys());
   // The killed instance's work under way: ticks it had claimed and not
   // completed, ticks it had probed and not recorded, and ticks nobody had
   // claimed yet (claims are batched a few ms apart; a live owner's claim
@@ -287,7 +291,13 @@ export function tickFigures(options: {
         probed.has(key),
       );
       if (!completed.has(key)) {
-        lost.set(key, `${label} (${phase}): no run in the database`);
+        const claimer = claimerOf.get(key);
+        lost.set(
+          key,
+          `${label} (${phase}): no run in the database (${
+            claimer ? `claimed by ${claimer}, never completed` : 'never claimed'
+          }${probed.has(key) ? ', probed' : ''})`,
+        );
       }
     }
   }

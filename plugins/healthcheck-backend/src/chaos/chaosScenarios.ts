@@ -41,6 +41,8 @@ const BEFORE_FAULT_MS = 5_000;
 /** Between polls of the stored statuses and rollups. */
 const POLL_MS = 250;
 
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
 /** What the scenarios work with. @internal */
 export interface ChaosContext {
   settings: ChaosSettings;
@@ -507,9 +509,18 @@ async function killedAndRestarted(ctx: ChaosContext): Promise<ScenarioRun> {
   for (const name of INSTANCE_NAMES) {
     const stoppedAt = Date.now();
     takeovers.push({ from: stoppedAt, to: stoppedAt + TAKEOVER_MS });
-    await fleet.stop(name);
+    const stop = await fleet.stop(name);
+    const startedAt = Date.now();
     await fleet.start(name);
-    ctx.log(`  ${name} restarted`);
+    // How long each took, for reading a lost tick against.
+    notes.push(
+      `${name} ${
+        stop.killed ? 'did not stop in time and was killed after' : 'stopped in'
+      } ${seconds(stop.tookMs)}, served again ${seconds(
+        Date.now() - startedAt,
+      )} later`,
+    );
+    ctx.log(`  ${name} restarted: ${notes[notes.length - 1]}`);
     if (name === INSTANCE_NAMES[0]) {
       for (const env of ENVIRONMENTS) {
         targets.flip('delta', env, false);
@@ -553,7 +564,7 @@ export async function startFleet(ctx: ChaosContext): Promise<ScenarioRun> {
   await fleet.start(INSTANCE_NAMES[0]);
   await Promise.all(INSTANCE_NAMES.slice(1).map(name => fleet.start(name)));
   const ready = Date.now();
-  ctx.log(`  3 instances ready in ${((ready - started) / 1000).toFixed(1)} s`);
+  ctx.log(`  3 instances ready in ${seconds(ready - started)}`);
 
   const flipped = FLIPPED_SYSTEMS.map(name => `system:default/${name}`);
   const ownSystem = [`system:default/${ON_DEMAND_CHECK}`];
@@ -624,12 +635,11 @@ export async function startFleet(ctx: ChaosContext): Promise<ScenarioRun> {
     rollupWatchMs: settings.recoveryMs,
     wrongAtEnd: await wrongEnvironments(ctx),
     notes: [
-      `3 instances ready in ${((ready - started) / 1000).toFixed(
-        1,
-      )} s; a first run of all ${sliceCount} slices ${(
-        (firstRuns - ready) /
-        1000
-      ).toFixed(1)} s later`,
+      `3 instances ready in ${seconds(
+        ready - started,
+      )}; a first run of all ${sliceCount} slices ${seconds(
+        firstRuns - ready,
+      )} later`,
     ],
   };
 }
