@@ -143,6 +143,60 @@ export interface SystemHealthReads {
 }
 
 /**
+ * A system's details, the same object while what they are made of is: the
+ * read model hands out the same rollup and slices until they change, so
+ * most reads of a system build nothing, and an unchanged answer can be sent
+ * as the bytes it was last sent as (see `sendJson`). Held weakly by the
+ * slices, which the model drops when they change; stale answers and
+ * empty rollups (computed at each read's time) are built every time.
+ */
+class DetailsMemo {
+  readonly #made = new WeakMap<
+    readonly EnvironmentSlice[],
+    { rollup: SystemRollup; entity: Entity; details: SystemHealthDetails }
+  >();
+  readonly #make: (
+    entity: Entity,
+    rollup: SystemRollup | undefined,
+    slices: EnvironmentSlice[],
+    stale: boolean,
+  ) => SystemHealthDetails;
+
+  constructor(
+    make: (
+      entity: Entity,
+      rollup: SystemRollup | undefined,
+      slices: EnvironmentSlice[],
+      stale: boolean,
+    ) => SystemHealthDetails,
+  ) {
+    this.#make = make;
+  }
+
+  get(
+    entity: Entity,
+    rollup: SystemRollup | undefined,
+    slices: EnvironmentSlice[],
+    stale: boolean,
+  ): SystemHealthDetails {
+    if (!rollup || rollup.stale || stale) {
+      return this.#make(entity, rollup, slices, stale);
+    }
+    const made = this.#made.get(slices);
+    if (
+      made &&
+      made.rollup === rollup &&
+      (made.entity === entity || sameShownFields(made.entity, entity))
+    ) {
+      return made.details;
+    }
+    const details = this.#make(entity, rollup, slices, stale);
+    this.#made.set(slices, { rollup, entity, details });
+    return details;
+  }
+}
+
+/**
  * The reads of system health; see {@link SystemHealthReads}.
  * @internal
  */
@@ -258,6 +312,11 @@ export function createSystemHealthReads(
     });
   }
 
+  const detailsOf = new DetailsMemo((entity, rollup, slices, stale) => ({
+    ...summaryOf(entity, rollup, Boolean(rollup?.stale) || stale),
+    ...matrixOf(slices),
+  }));
+
   return {
     visibleSystem,
 
@@ -289,10 +348,7 @@ export function createSystemHealthReads(
         loadRollup(systemRef),
         lastKnownSlices.read(systemRef, () => loadSystemSlices(systemRef)),
       ]);
-      const details: SystemHealthDetails = {
-        ...summaryOf(entity, rollup, Boolean(rollup?.stale) || slices.stale),
-        ...matrixOf(slices.value),
-      };
+      const details = detailsOf.get(entity, rollup, slices.value, slices.stale);
       const [seen] = await forCaller([details], credentials);
       const maintenance = await options.maintenanceOf?.(
         seen.checks.flatMap(row =>
@@ -362,4 +418,14 @@ export function sliceUptimeResponse(
     windows: SLICE_UPTIME_WINDOWS.map(({ window }) => window),
     slices,
   };
+}
+
+/** Whether two reads of a System show the same: the catalog client parses a fresh entity per read. */
+function sameShownFields(a: Entity, b: Entity): boolean {
+  return (
+    a.metadata.name === b.metadata.name &&
+    a.metadata.namespace === b.metadata.namespace &&
+    a.metadata.title === b.metadata.title &&
+    a.spec?.owner === b.spec?.owner
+  );
 }

@@ -19,6 +19,7 @@ import { parseHistoryQuery } from './parseHistoryQuery';
 import { parseSystemListQuery } from './parseSystemListQuery';
 import { parseUptimeQuery } from './parseUptimeQuery';
 import { readCheckDetails } from './readCheckDetails';
+import { sendJson } from './sendJson';
 import {
   createSystemHealthReads,
   sliceKeyOf,
@@ -74,7 +75,7 @@ export function createSystemsRouter(
   router.get('/v1/systems/:namespace/:name', async (req, res) => {
     const credentials = await authenticate(req);
     const systemRef = systemRefOf(req.params);
-    res.json(await reads.systemDetails(systemRef, credentials));
+    sendJson(res, await reads.systemDetails(systemRef, credentials));
   });
 
   router.get('/v1/systems/:namespace/:name/history', async (req, res) => {
