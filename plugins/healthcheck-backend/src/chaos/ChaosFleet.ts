@@ -97,6 +97,11 @@ export class ChaosFleet {
       [
         // For the full collection before each memory report.
         '--expose-gc',
+        // Node's own flags for every instance, to profile one
+        // (`--cpu-prof --cpu-prof-dir=...`) in the chaos suite or a bench.
+        ...(process.env.VIGIL_INSTANCE_NODE_ARGS ?? '')
+          .split(' ')
+          .filter(Boolean),
         '--require',
         require.resolve('@backstage/cli/config/nodeTransform.cjs'),
         INSTANCE_PROCESS,

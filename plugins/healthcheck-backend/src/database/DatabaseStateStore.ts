@@ -87,7 +87,7 @@ export class DatabaseStateStore {
         sliceIds.slice(at, at + ID_CHUNK_SIZE),
       );
       for (const row of rows) {
-        states.set(row.slice_id, toSliceState(row));
+        states.set(row.slice_id, sliceStateOfRow(row));
       }
     }
     return states;
@@ -578,7 +578,7 @@ function toEnvironmentSlice(row: Record<string, any>): EnvironmentSlice {
     systemRef: row.slice_system_ref,
     environment: row.slice_environment,
     paused: Boolean(row.paused),
-    state: row.slice_id ? toSliceState(row) : undefined,
+    state: row.slice_id ? sliceStateOfRow(row) : undefined,
     ...componentsOfRow(row.slice_components),
   };
 }
@@ -608,7 +608,12 @@ function storedRollupOf(row: Record<string, any>): [string, StoredRollup] {
   ];
 }
 
-function toSliceState(row: Record<string, any>): StoredSliceState {
+/**
+ * A slice state from its row, as a query reads it or as a notification of
+ * the row (`row_to_json`) carries it.
+ * @internal
+ */
+export function sliceStateOfRow(row: Record<string, any>): StoredSliceState {
   return {
     sliceId: row.slice_id,
     checkId: row.check_id,

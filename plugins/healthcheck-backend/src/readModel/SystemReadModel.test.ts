@@ -7,7 +7,7 @@ import knexFactory, { type Knex } from 'knex';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
 import { DatabaseStateStore } from '../database/DatabaseStateStore';
-import type { StoredSliceState } from '../model';
+import type { EnvironmentSlice, StoredSliceState } from '../model';
 import type { DesiredSlice } from '../model';
 import { RollupService } from '../rollup/RollupService';
 import { liveKeysUnder } from '../rollup/liveKeys';
@@ -192,6 +192,51 @@ async function instance(connection: Knex.Config['connection']) {
       expect(seen.value).toBe(9_000);
     });
 
+    it("puts another instance's slice states in the slices it holds, reading nothing", async () => {
+      const { a, b } = await twoInstances();
+      await b.model.start();
+      const slicesRead = jest.spyOn(b.states, 'readEnvironmentSlices');
+      const rollupsRead = jest.spyOn(b.states, 'readRollupsUnlessKnown');
+      const heldBefore = b.model.read(SYSTEM)!.slices;
+
+      await a.states.writeSliceStates([stateOf('staging', 'unhealthy', 9_000)]);
+
+      const seen = await eventually(
+        () =>
+          b.model.read(SYSTEM)?.slices.find(s => s.environment === 'staging')
+            ?.state,
+        state => state?.lastRunAt === 9_000,
+        1_000,
+      );
+      expect(seen.value).toEqual(stateOf('staging', 'unhealthy', 9_000));
+      expect(slicesRead).not.toHaveBeenCalled();
+      expect(rollupsRead).not.toHaveBeenCalled();
+      // A new array, so that answers built from the old one are made again;
+      // the other environment's slice is the same object.
+      const heldAfter = b.model.read(SYSTEM)!.slices;
+      expect(heldAfter).not.toBe(heldBefore);
+      expect(heldAfter.find(s => s.environment === 'production')).toBe(
+        heldBefore.find(s => s.environment === 'production'),
+      );
+
+      // An older state (a late writer) changes nothing, here as there.
+      await a.states.writeSliceStates([stateOf('staging', 'healthy', 8_000)]);
+      await a.states.writeSliceStates([
+        stateOf('production', 'healthy', 9_500),
+      ]);
+      await eventually(
+        () =>
+          b.model.read(SYSTEM)?.slices.find(s => s.environment === 'production')
+            ?.state?.lastRunAt,
+        lastRunAt => lastRunAt === 9_500,
+        1_000,
+      );
+      expect(
+        b.model.read(SYSTEM)?.slices.find(s => s.environment === 'staging')
+          ?.state?.status,
+      ).toBe('unhealthy');
+    });
+
     it('keeps the rollup it holds while only slice states change, and reads it again once recomputed', async () => {
       const { a, b } = await twoInstances();
       await b.model.start();
@@ -255,7 +300,7 @@ async function instance(connection: Knex.Config['connection']) {
       const backend = (
         await b.knex.raw(
           `SELECT pid FROM pg_stat_activity
-           WHERE query = 'LISTEN healthcheck_systems_changed'
+           WHERE query LIKE 'LISTEN healthcheck_systems_changed%'
              AND datname = current_database() AND pid <> pg_backend_pid()`,
         )
       ).rows as Array<{ pid: number }>;
@@ -301,6 +346,177 @@ describe('startSystemReadModel', () => {
     expect(startSystemReadModel({ knex, store: states, logger })).toBe(
       undefined,
     );
+  });
+});
+
+/** A promise and the functions that settle it. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>(done => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+const SYSTEM_A = 'system:default/a';
+
+function environmentSlice(
+  environment: string,
+  lastScheduledAt?: number,
+): EnvironmentSlice {
+  const slice = sliceIn(environment, SYSTEM_A);
+  return {
+    sliceId: slice.id,
+    checkId: CHECK,
+    systemRef: SYSTEM_A,
+    environment,
+    paused: false,
+    state:
+      lastScheduledAt === undefined
+        ? undefined
+        : {
+            ...stateOf(environment, 'healthy', lastScheduledAt),
+            sliceId: slice.id,
+            systemRef: SYSTEM_A,
+          },
+  };
+}
+
+function toldState(environment: string, lastScheduledAt: number) {
+  return environmentSlice(environment, lastScheduledAt).state!;
+}
+
+/**
+ * A model over a store whose reads the test answers: the first full read
+ * finds system A with a production slice run at 100, and each read of
+ * changed systems waits for `answerRead`.
+ */
+async function modelOverFakeStore(options: { holdFullRead?: boolean } = {}) {
+  let handlers: SystemChangesHandlers | undefined;
+  const fullRead = deferred<void>();
+  if (!options.holdFullRead) {
+    fullRead.resolve();
+  }
+  const reads: Array<{
+    refs: string[];
+    answer: (slices: EnvironmentSlice[]) => void;
+  }> = [];
+  let pages = 0;
+  let fullReadAsked = false;
+  const model = new SystemReadModel({
+    store: {
+      listSystemsPage: async () => (pages++ === 0 ? [SYSTEM_A] : []),
+      readSystemsBetween: async () => {
+        fullReadAsked = true;
+        await fullRead.promise;
+        return {
+          slices: [environmentSlice('production', 100)],
+          rollups: new Map(),
+        };
+      },
+      readRollupsUnlessKnown: async () => new Map(),
+      readEnvironmentSlices: (asked: Array<{ systemRef: string }>) =>
+        new Promise<EnvironmentSlice[]>(answer => {
+          reads.push({ refs: asked.map(a => a.systemRef), answer });
+        }),
+    } as unknown as DatabaseStateStore,
+    listen: async told => {
+      handlers = told;
+      return { close: async () => {} };
+    },
+    logger,
+    readSpacingMs: 0,
+  });
+  const started = model.start();
+  while (!handlers || (options.holdFullRead && !fullReadAsked)) {
+    await new Promise(resolve => setTimeout(resolve, 1));
+  }
+  const stateIn = (environment: string) =>
+    model.lastHeld(SYSTEM_A)?.slices.find(s => s.environment === environment)
+      ?.state?.lastScheduledAt;
+  const readsAsked = async (count: number) => {
+    while (reads.length < count) {
+      await new Promise(resolve => setTimeout(resolve, 1));
+    }
+  };
+  return {
+    model,
+    handlers: handlers!,
+    fullRead,
+    started,
+    reads,
+    readsAsked,
+    stateIn,
+  };
+}
+
+describe('SystemReadModel, told slice states', () => {
+  it('puts a told state in the slice it holds at once, unless it holds a later one', async () => {
+    const { model, handlers, started, reads, stateIn } =
+      await modelOverFakeStore();
+    await started;
+
+    handlers.onSliceStates([toldState('production', 200)]);
+    expect(stateIn('production')).toBe(200);
+    handlers.onSliceStates([toldState('production', 150)]);
+    expect(stateIn('production')).toBe(200);
+    expect(reads).toEqual([]);
+    await model.stop();
+  });
+
+  it('keeps a state told while its system is read over the older one the read brings', async () => {
+    const { model, handlers, started, reads, readsAsked, stateIn } =
+      await modelOverFakeStore();
+    await started;
+
+    handlers.onChanged([SYSTEM_A]);
+    await readsAsked(1);
+    // Committed after the read began: the read still sees 100.
+    handlers.onSliceStates([toldState('production', 200)]);
+    reads[0].answer([
+      environmentSlice('production', 100),
+      environmentSlice('staging'),
+    ]);
+    await new Promise(resolve => setTimeout(resolve, 20));
+
+    expect(stateIn('production')).toBe(200);
+    // What the read brought new is there too.
+    expect(
+      model.read(SYSTEM_A)?.slices.map(slice => slice.environment),
+    ).toEqual(['production', 'staging']);
+    await model.stop();
+  });
+
+  it('puts the states told while it reads every system in once they are read', async () => {
+    const { model, handlers, fullRead, started, stateIn } =
+      await modelOverFakeStore({ holdFullRead: true });
+
+    handlers.onSliceStates([toldState('production', 300)]);
+    handlers.onSliceStates([toldState('production', 250)]);
+    fullRead.resolve();
+    await started;
+
+    expect(model.current).toBe(true);
+    expect(stateIn('production')).toBe(300);
+    await model.stop();
+  });
+
+  it('reads the system of a state whose slice it does not hold', async () => {
+    const { model, handlers, started, reads, readsAsked, stateIn } =
+      await modelOverFakeStore();
+    await started;
+
+    handlers.onSliceStates([toldState('staging', 200)]);
+    await readsAsked(1);
+    expect(reads[0].refs).toEqual([SYSTEM_A]);
+    reads[0].answer([
+      environmentSlice('production', 100),
+      environmentSlice('staging', 200),
+    ]);
+    await new Promise(resolve => setTimeout(resolve, 20));
+
+    expect(stateIn('staging')).toBe(200);
+    await model.stop();
   });
 });
 

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { SystemRollup } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
-import type { EnvironmentSlice } from '../model';
+import type { EnvironmentSlice, StoredSliceState } from '../model';
 import type {
   SystemChangesHandlers,
   SystemChangesListener,
@@ -49,13 +49,17 @@ type SystemReads = Pick<
 
 /**
  * Every system's rollup and slices, in memory, kept current from the
- * database's change notifications: each committed write of a rollup, a
- * slice or a slice state names its systems, and the model reads those
- * systems again (many at once, one batch at a time, so an older read never
- * lands after a newer one). It is read in full on start, and again after
- * the listening connection was lost, since what was written meanwhile was
- * not told. Until then it is not current and {@link SystemReadModel.read}
- * answers `undefined`: the caller reads the database, as without a model.
+ * database's change notifications: each committed write of a rollup or a
+ * slice names its systems, and the model reads those systems again (many
+ * at once, one batch at a time, so an older read never lands after a newer
+ * one); each write of slice states carries the states, which the model
+ * puts in the slices it holds without reading anything. A slice's state
+ * only moves on to a later run, in the database and here, so a state told
+ * while its system is being read is kept over the older one the read may
+ * bring. It is read in full on start, and again after the listening
+ * connection was lost, since what was written meanwhile was not told.
+ * Until then it is not current and {@link SystemReadModel.read} answers
+ * `undefined`: the caller reads the database, as without a model.
  *
  * Holds one entry per system with slices or a stored rollup, as the
  * database does: a system whose last slice goes and that has no rollup is
@@ -71,6 +75,11 @@ export class SystemReadModel {
   #systems = new Map<string, SystemView>();
   /** Systems told changed and not read since. */
   #changed = new Set<string>();
+  /**
+   * Slice states told while every system is read again, by slice: put in
+   * the systems once read (at most one a slice).
+   */
+  #statesDuringRebuild = new Map<string, StoredSliceState>();
   #listener?: SystemChangesListener;
   /** Listening, read in full since, and every change read. */
   #current = false;
@@ -154,6 +163,7 @@ export class SystemReadModel {
     try {
       this.#listener = await this.#listen({
         onChanged: refs => this.#onChanged(refs),
+        onSliceStates: states => this.#onSliceStates(states),
         onLost: error => this.#onLost(error),
       });
       await this.#rebuild();
@@ -201,6 +211,63 @@ export class SystemReadModel {
     this.#refreshSoon();
   }
 
+  #onSliceStates(states: readonly StoredSliceState[]): void {
+    if (this.#rebuilding) {
+      for (const state of states) {
+        const held = this.#statesDuringRebuild.get(state.sliceId);
+        if (!held || !isLaterState(held, state)) {
+          this.#statesDuringRebuild.set(state.sliceId, state);
+        }
+      }
+      return;
+    }
+    this.#putStates(states);
+  }
+
+  /**
+   * Puts told states in the slices held, a new slices array for each
+   * system changed (answers built from the old one are rebuilt). A state
+   * of a slice not held (a new slice, or a system not read yet) has its
+   * system read instead.
+   */
+  #putStates(states: readonly StoredSliceState[]): void {
+    const bySystem = new Map<string, Map<string, StoredSliceState>>();
+    for (const state of states) {
+      const ref = state.systemRef.toLowerCase();
+      const told = bySystem.get(ref) ?? new Map<string, StoredSliceState>();
+      const known = told.get(state.sliceId);
+      if (!known || !isLaterState(known, state)) {
+        told.set(state.sliceId, state);
+      }
+      bySystem.set(ref, told);
+    }
+    for (const [ref, told] of bySystem) {
+      const view = this.#systems.get(ref);
+      const held = view?.slices ?? [];
+      let slices: EnvironmentSlice[] | undefined;
+      let found = 0;
+      for (let index = 0; index < held.length; index++) {
+        const slice = held[index];
+        const state = told.get(slice.sliceId);
+        if (!state) {
+          continue;
+        }
+        found++;
+        if (!slice.state || !isLaterState(slice.state, state)) {
+          slices ??= [...held];
+          slices[index] = { ...slice, state };
+        }
+      }
+      if (view && slices) {
+        this.#systems.set(ref, { ...view, slices });
+      }
+      if (found < told.size) {
+        this.#changed.add(ref);
+      }
+    }
+    this.#refreshSoon();
+  }
+
   /** Reads every system again and swaps the map, then the changes since. */
   async #rebuild(): Promise<void> {
     this.#rebuilding = true;
@@ -235,6 +302,9 @@ export class SystemReadModel {
       this.#systems = systems;
     } finally {
       this.#rebuilding = false;
+      const told = [...this.#statesDuringRebuild.values()];
+      this.#statesDuringRebuild.clear();
+      this.#putStates(told);
     }
     this.#current = this.#listener !== undefined;
     this.#refreshSoon();
@@ -295,7 +365,10 @@ export class SystemReadModel {
             read === 'unchanged'
               ? before.get(ref)!
               : { rollup: read?.rollup, rollupDigest: read?.digest };
-          const systemSlices = slicesOf.get(ref);
+          const systemSlices = keepLaterStates(
+            slicesOf.get(ref),
+            this.#systems.get(ref),
+          );
           if (!rollup && !systemSlices) {
             this.#systems.delete(ref);
           } else {
@@ -326,4 +399,31 @@ export class SystemReadModel {
       }
     }
   }
+}
+
+/** Whether `held` follows a later run than `told`: the held one stays. */
+function isLaterState(held: StoredSliceState, told: StoredSliceState): boolean {
+  return held.lastScheduledAt > told.lastScheduledAt;
+}
+
+/**
+ * A system's slices as just read, with the states told meanwhile (held
+ * now) where they follow a later run than the read ones.
+ */
+function keepLaterStates(
+  read: EnvironmentSlice[] | undefined,
+  held: SystemView | undefined,
+): EnvironmentSlice[] | undefined {
+  if (!read || !held || held.slices.length === 0) {
+    return read;
+  }
+  const heldStates = new Map(
+    held.slices.map(slice => [slice.sliceId, slice.state]),
+  );
+  return read.map(slice => {
+    const state = heldStates.get(slice.sliceId);
+    return state && (!slice.state || isLaterState(state, slice.state))
+      ? { ...slice, state }
+      : slice;
+  });
 }
