@@ -18,11 +18,12 @@ const DEFAULT_RETRY_MS = 1_000;
 /**
  * Least time between two writes of results while the database answers.
  * Runs finish one by one; without it a steady few hundred a second make
- * a write (and its follow-up reads) of a few runs each, which costs more
+ * a write (and its follow-up writes) of a few runs each, which costs more
  * CPU, here and in the database, than the runs themselves. Results land
- * at most this much later.
+ * at most this much later: a tenth of a second, against the seconds that
+ * a status takes to change.
  */
-const DEFAULT_WRITE_SPACING_MS = 50;
+const DEFAULT_WRITE_SPACING_MS = 100;
 
 /** Runs per write statement when the journal is written back. */
 const DEFAULT_BATCH_SIZE = 1_000;
@@ -109,7 +110,7 @@ export class OutageMode {
     clock?: { now(): number };
     retryMs?: number;
     batchSize?: number;
-    /** Least time between two writes of results; default 50 ms. */
+    /** Least time between two writes of results; default 100 ms. */
     writeSpacingMs?: number;
   }) {
     this.#instanceId = deps.instanceId;
