@@ -245,6 +245,27 @@ describe('DatabaseStateStore for the sweep', () => {
     },
   );
   it.each(databases.eachSupportedId())(
+    'reads when stored rollups were computed without reading them, on %p',
+    async databaseId => {
+      const { knex, store } = await setup(databaseId);
+      await store.writeRollup(rollupOf(SYSTEMS[0]), 1_234);
+      const selected: string[] = [];
+      const record = (query: { sql: string }) => selected.push(query.sql);
+      knex.on('query', record);
+
+      const times = await store.readRollupTimes([
+        SYSTEMS[0].toUpperCase(),
+        SYSTEMS[1],
+      ]);
+
+      knex.off('query', record);
+      expect(times).toEqual(new Map([[SYSTEMS[0], 1_234]]));
+      expect(selected).toHaveLength(1);
+      expect(selected[0]).not.toMatch(/"rollup"[^_]/);
+    },
+  );
+
+  it.each(databases.eachSupportedId())(
     'reads a stored rollup again only when its text no longer has the digest held, on %p',
     async databaseId => {
       const { store } = await setup(databaseId);

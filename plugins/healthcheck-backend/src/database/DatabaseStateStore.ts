@@ -414,6 +414,27 @@ export class DatabaseStateStore {
   }
 
   /**
+   * When each of these systems' stored rollups was computed (epoch ms), by
+   * lower-case ref; a system without one is not in the answer. Reads no
+   * rollup itself: whoever only compares times parses nothing.
+   */
+  async readRollupTimes(
+    systemRefs: readonly string[],
+  ): Promise<Map<string, number>> {
+    const times = new Map<string, number>();
+    const refs = [...new Set(systemRefs.map(ref => ref.toLowerCase()))];
+    for (let at = 0; at < refs.length; at += ID_CHUNK_SIZE) {
+      const rows = await this.#db('healthcheck_rollups')
+        .whereIn('system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
+        .select('system_ref', 'computed_at');
+      for (const row of rows) {
+        times.set(row.system_ref, Number(row.computed_at));
+      }
+    }
+    return times;
+  }
+
+  /**
    * The stored rollups of these systems, by lower-case ref, except those
    * whose stored text still has the digest the caller holds: the read model
    * reads a system again after every run of its slices, and its rollup

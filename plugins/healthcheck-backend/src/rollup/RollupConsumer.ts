@@ -216,12 +216,12 @@ export class RollupConsumer {
     if (windows.length === 0) {
       return 0;
     }
-    const stored = await this.#store.readStoredRollups(
+    const computed = await this.#store.readRollupTimes(
       windows.map(w => w.systemRef),
     );
     let rescued = 0;
     for (const window of windows) {
-      const computedAt = stored.get(window.systemRef)?.computedAt ?? -Infinity;
+      const computedAt = computed.get(window.systemRef) ?? -Infinity;
       if (
         computedAt < window.claimedAt &&
         (await this.#store.claimRollup(
