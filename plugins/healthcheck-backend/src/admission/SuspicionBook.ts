@@ -9,6 +9,7 @@ import {
 import {
   classifySlice,
   EMPTY_SLICE_HISTORY,
+  isSliceSuspect,
   type RecordedRun,
   recordRun,
   type SliceClassification,
@@ -135,23 +136,33 @@ export class SuspicionBook {
     endpoint: EndpointEntry | undefined,
     configuredTimeoutMs: number,
   ): Suspicion {
-    const slice = this.#classify(entry);
     const endpointSuspect = this.endpointSuspect(endpoint);
-    const suspectTimeout =
-      slice.suspect || endpointSuspect
-        ? adaptiveTimeout(
-            {
-              configuredTimeoutMs,
-              baselineMs: slice.baselineMs,
-              shrunkRunsInARow: slice.shrunkRunsInARow,
-            },
-            this.#options,
-          )
-        : undefined;
+    if (
+      !endpointSuspect &&
+      !(
+        this.#options.gateSuspectSlices &&
+        isSliceSuspect(entry.history, this.#options)
+      )
+    ) {
+      return {
+        sliceSuspect: false,
+        endpointSuspect: false,
+        suspectTimeoutMs: configuredTimeoutMs,
+      };
+    }
+    // Suspect: the shrunk timeout, from the slice's healthy baseline.
+    const slice = this.#classify(entry);
     return {
       sliceSuspect: slice.suspect,
       endpointSuspect,
-      suspectTimeoutMs: suspectTimeout?.timeoutMs ?? configuredTimeoutMs,
+      suspectTimeoutMs: adaptiveTimeout(
+        {
+          configuredTimeoutMs,
+          baselineMs: slice.baselineMs,
+          shrunkRunsInARow: slice.shrunkRunsInARow,
+        },
+        this.#options,
+      ).timeoutMs,
     };
   }
 
@@ -177,10 +188,7 @@ export class SuspicionBook {
     endpoint: EndpointEntry | undefined,
     run: RecordedRun,
   ): void {
-    const sliceAlreadySuspect = classifySlice(
-      entry.history,
-      this.#options,
-    ).suspect;
+    const sliceAlreadySuspect = isSliceSuspect(entry.history, this.#options);
     if (!entry.forgotten) {
       entry.history = this.#record(entry.history, run);
     }

@@ -4,6 +4,7 @@ import {
   SliceHistory,
   classifySlice,
   healthyBaselineMs,
+  isSliceSuspect,
   isSlowTransportFailure,
   recordRun,
 } from './classifySlice';
@@ -255,16 +256,25 @@ describe('classifySlice', () => {
     const classification = classifySlice(historyOf(...runs), options);
     expect(classification.suspect).toBe(suspect);
     expect(classification.slowFailureStreak).toBe(streak);
+    // The bulkhead asks isSliceSuspect first, and classifies in full only
+    // then: both must agree.
+    expect(isSliceSuspect(historyOf(...runs), options)).toBe(suspect);
   });
 
   it('follows K', () => {
     const history = historyOf(timedOut(), timedOut());
-    expect(
-      classifySlice(history, { ...options, suspectAfterRuns: 2 }).suspect,
-    ).toBe(true);
-    expect(
-      classifySlice(history, { ...options, suspectAfterRuns: 3 }).suspect,
-    ).toBe(false);
+    for (const [suspectAfterRuns, suspect] of [
+      [1, true],
+      [2, true],
+      [3, false],
+    ] as const) {
+      expect(
+        classifySlice(history, { ...options, suspectAfterRuns }).suspect,
+      ).toBe(suspect);
+      expect(isSliceSuspect(history, { ...options, suspectAfterRuns })).toBe(
+        suspect,
+      );
+    }
   });
 
   it('keeps a slice suspect while its shrunk runs time out (not the seed rule)', () => {

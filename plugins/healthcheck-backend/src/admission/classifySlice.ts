@@ -142,14 +142,28 @@ export function recordRun(
   limits: { runsKept: number; baselineSamples: number },
 ): SliceHistory {
   return {
-    recentRuns: [run, ...history.recentRuns].slice(0, limits.runsKept),
+    recentRuns: prepended(run, history.recentRuns, limits.runsKept),
     healthyDurationsMs: isHealthyRun(run)
-      ? [run.durationMs, ...history.healthyDurationsMs].slice(
-          0,
+      ? prepended(
+          run.durationMs,
+          history.healthyDurationsMs,
           limits.baselineSamples,
         )
       : history.healthyDurationsMs,
   };
+}
+
+/** `[first, ...rest]` cut to `max` items, made in one array (every run). */
+function prepended<T>(first: T, rest: readonly T[], max: number): T[] {
+  const length = Math.min(rest.length + 1, max);
+  const items = new Array<T>(length);
+  if (length > 0) {
+    items[0] = first;
+  }
+  for (let i = 1; i < length; i++) {
+    items[i] = rest[i - 1];
+  }
+  return items;
 }
 
 function countLeading<T>(
@@ -161,6 +175,30 @@ function countLeading<T>(
     count++;
   }
   return count;
+}
+
+/**
+ * Whether a slice's last `suspectAfterRuns` runs were all slow transport
+ * failures: {@link classifySlice}'s `suspect` alone, without the baseline,
+ * which takes a sort of the healthy durations that an unsuspected run
+ * (nearly every run) never needs.
+ *
+ * @internal
+ */
+export function isSliceSuspect(
+  history: SliceHistory,
+  options: Pick<AdmissionOptions, 'suspectAfterRuns' | 'slowFraction'>,
+): boolean {
+  const runs = history.recentRuns;
+  if (runs.length < options.suspectAfterRuns) {
+    return false;
+  }
+  for (let i = 0; i < options.suspectAfterRuns; i++) {
+    if (!isSlowTransportFailure(runs[i], options.slowFraction)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**

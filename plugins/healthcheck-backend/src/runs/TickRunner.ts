@@ -47,6 +47,22 @@ interface RunUnderWay {
   done: Promise<RunRecord | undefined>;
 }
 
+const endpointKeys = new WeakMap<RunnableSlice, string>();
+
+/**
+ * The endpoint a slice's target reaches, worked out at its first run and
+ * kept while the slice is loaded (a reloaded slice is a new object): a URL
+ * parse per probe otherwise.
+ */
+function endpointKeyOfSlice(slice: RunnableSlice): string {
+  let key = endpointKeys.get(slice);
+  if (key === undefined) {
+    key = endpointKeyOf(slice.target);
+    endpointKeys.set(slice, key);
+  }
+  return key;
+}
+
 function runIdOf(tick: { sliceId: string; scheduledAt: number }): string {
   return `${tick.sliceId}@${tick.scheduledAt}`;
 }
@@ -383,7 +399,7 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
     const admitted = await this.#bulkhead.run(
       {
         sliceId: slice.id,
-        endpointKey: endpointKeyOf(slice.target),
+        endpointKey: endpointKeyOfSlice(slice),
         dueAt,
         timeoutMs: slice.timeoutMs,
       },

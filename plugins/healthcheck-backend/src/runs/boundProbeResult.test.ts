@@ -13,6 +13,8 @@ describe('boundProbeResult', () => {
       error: { kind: 'other', message: 'Service Unavailable' },
     };
     expect(boundProbeResult(result)).toEqual(result);
+    // Not even copied: a run's result goes through here on every probe.
+    expect(boundProbeResult(result)).toBe(result);
   });
 
   it('cuts what a hostile peer or a module could make huge, saying where', () => {

@@ -28,6 +28,10 @@ export const PROBE_RESULT_BOUNDS = {
  */
 export function boundProbeResult(result: ProbeResult): ProbeResult {
   const bounds = PROBE_RESULT_BOUNDS;
+  if (withinBounds(result)) {
+    // Nearly every result: nothing to copy.
+    return result;
+  }
   const bounded: ProbeResult = { ...result };
   if (result.error && result.error.message.length > bounds.errorMessage) {
     bounded.error = {
@@ -40,7 +44,7 @@ export function boundProbeResult(result: ProbeResult): ProbeResult {
       .slice(0, bounds.dnsAnswers)
       .map(answer => cut(answer, bounds.dnsAnswer));
   }
-  if (result.timings) {
+  if (result.timings && keyCount(result.timings) > bounds.timings) {
     bounded.timings = Object.fromEntries(
       Object.entries(result.timings).slice(0, bounds.timings),
     );
@@ -75,6 +79,38 @@ export function boundProbeResult(result: ProbeResult): ProbeResult {
     };
   }
   return bounded;
+}
+
+/**
+ * Whether nothing of a result needs cutting: no error message, DNS answer
+ * or timing beyond its bound, and no certificate (whose many fields are
+ * cut one by one).
+ */
+function withinBounds(result: ProbeResult): boolean {
+  const bounds = PROBE_RESULT_BOUNDS;
+  return (
+    (result.error === undefined ||
+      result.error.message.length <= bounds.errorMessage) &&
+    (result.dnsAnswers === undefined ||
+      (result.dnsAnswers.length <= bounds.dnsAnswers &&
+        result.dnsAnswers.every(
+          answer => answer.length <= bounds.dnsAnswer,
+        ))) &&
+    (result.timings === undefined ||
+      keyCount(result.timings) <= bounds.timings) &&
+    result.certificate === undefined
+  );
+}
+
+/** An object's own enumerable keys, counted without listing them. */
+function keyCount(object: object): number {
+  let count = 0;
+  for (const key in object) {
+    if (Object.prototype.hasOwnProperty.call(object, key)) {
+      count++;
+    }
+  }
+  return count;
 }
 
 function cut(text: string, limit: number): string {
