@@ -231,11 +231,14 @@ export function createDnsProbeType(
         if (server) {
           resolver.setServers([server]);
         }
-        signal.addEventListener('abort', () => resolver.cancel(), {
-          once: true,
-        });
-        const records = await queryWithResolver(resolver, name, recordType);
-        answers = records.map(formatDnsAnswer);
+        const cancel = () => resolver.cancel();
+        signal.addEventListener('abort', cancel, { once: true });
+        try {
+          const records = await queryWithResolver(resolver, name, recordType);
+          answers = records.map(formatDnsAnswer);
+        } finally {
+          signal.removeEventListener('abort', cancel);
+        }
       }
     } catch (error) {
       const rcode = rcodeOfDnsError(error);

@@ -18,11 +18,10 @@ export interface ProbeProgress {
 }
 
 /**
- * Why a finished probe's signal is aborted: its work is done, and only
- * cleanup listens (a probe type destroying what it still holds). Made once,
- * its stack formatted once: a fresh AbortError per probe, or an error per
- * destroyed socket, cost a few percent of an instance's CPU at hundreds of
- * probes a second. Never a probe's result.
+ * Why a finished probe destroys what it still holds (the http probe's
+ * clients): its work is done. Made once, its stack formatted once: a fresh
+ * error per destroyed socket cost a few percent of an instance's CPU at
+ * hundreds of probes a second. Never a probe's result.
  * @internal
  */
 export const PROBE_FINISHED = new Error('The probe is finished');
@@ -120,12 +119,15 @@ export async function runProbeWithDeadline(
   } finally {
     clearTimeout(timer);
     context.signal.removeEventListener('abort', onAbort);
-    // Winding the work down (destroying sockets, failing requests) comes
-    // after the answer, so that many probes sharing a deadline are not
-    // answered late by each other's cleanup.
-    setImmediate(() =>
-      workFinished ? controller.abort(PROBE_FINISHED) : controller.abort(),
-    );
+    // Work cut short is told to wind down (destroy its sockets, fail its
+    // requests) after the answer, so that many probes sharing a deadline
+    // are not answered late by each other's cleanup. Work that finished has
+    // released what it held before it returned: telling it as well (an
+    // immediate, an abort event, the controller kept alive for them) was a
+    // third of the run path's own CPU.
+    if (!workFinished) {
+      setImmediate(() => controller.abort());
+    }
   }
 
   const durationMs = performance.now() - started;
