@@ -58,7 +58,9 @@ function defaultPort(protocol: string): string {
 }
 
 function originKey(protocol: string, hostname: string, port: string): string {
-  const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+  // `URL.hostname` keeps an IPv6 literal's brackets; undici's connector
+  // may hand it over either way.
+  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   return `${protocol}//${bare}:${port || defaultPort(protocol)}`;
 }
 
@@ -220,7 +222,12 @@ export function createHttpProbeType(
     });
     // Secrets are resolved for the first hop's origin, which their
     // allowedOrigins must include; redirects elsewhere leave them behind.
-    const firstHop = targetOrigin('http', url.href);
+    // Without headers or a body nothing is resolved (nor the URL parsed
+    // again for it).
+    const firstHop =
+      config.headers !== undefined || config.body !== undefined
+        ? targetOrigin('http', url.href)
+        : undefined;
     const resolved = resolveHeaders(config.headers, secrets, firstHop);
     let request = {
       method: config.method ?? HTTP_PROBE_DEFAULTS.method,
