@@ -31,12 +31,13 @@ import {
   openSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseDocument, stringify } from 'yaml';
 import { guestToken } from '../e2e/performance.mjs';
@@ -65,6 +66,13 @@ const REGISTRY_PLACEHOLDER = 'https://npm.example.internal';
 const FRONTEND = 'http://localhost:3755';
 const BACKEND = 'http://localhost:7755';
 const STARTUP_LIMIT_MS = 420_000;
+/**
+ * How long one command of the test may take (generating the app, an install
+ * of some 2,500 packages, tsc) before it is killed and the test fails, so a
+ * stalled registry or a hung child fails the step instead of the whole CI
+ * budget.
+ */
+const COMMAND_LIMIT_MS = 20 * 60_000;
 const STATUS_LIMIT_MS = 120_000;
 const SYSTEM = 'adoption-shop';
 
@@ -79,14 +87,20 @@ function log(message) {
 function run(cmd, args, options = {}) {
   const result = spawnSync(cmd, args, {
     stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: COMMAND_LIMIT_MS,
+    killSignal: 'SIGKILL',
     ...options,
   });
-  if (result.status !== 0) {
+  const command = [cmd, ...args].join(' ');
+  if (result.error?.code === 'ETIMEDOUT') {
     throw new Error(
-      `${[cmd, ...args].join(' ')} exited with ${
-        result.status ?? result.error
-      }`,
+      `${command} did not finish within ${
+        COMMAND_LIMIT_MS / 60_000
+      } minutes and was killed`,
     );
+  }
+  if (result.status !== 0) {
+    throw new Error(`${command} exited with ${result.status ?? result.error}`);
   }
 }
 
@@ -196,6 +210,39 @@ function appEnv(path) {
   };
 }
 
+/**
+ * Holds the cache for this run: two runs at once would delete each other's
+ * cached app and race for the app's ports, so the second fails at once and
+ * names the first. A holder that died leaves a pid that is taken over.
+ */
+function holdCache() {
+  mkdirSync(CACHE, { recursive: true });
+  const holderFile = join(CACHE, 'running.pid');
+  try {
+    writeFileSync(holderFile, String(process.pid), { flag: 'wx' });
+  } catch {
+    const holder = Number(readFileSync(holderFile, 'utf8'));
+    if (isRunning(holder)) {
+      throw new Error(
+        `another adoption test (pid ${holder}) is using ${CACHE}; wait for it or stop it`,
+      );
+    }
+    writeFileSync(holderFile, String(process.pid));
+  }
+  process.on('exit', () => rmSync(holderFile, { force: true }));
+  return `pid ${process.pid}`;
+}
+
+function isRunning(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
 /** The generated, installed app: from the cache, or made and cached. */
 function preparedApp() {
   const appDir = join(CACHE, `app-${appFingerprint()}`);
@@ -213,7 +260,7 @@ function preparedApp() {
   }
   mkdirSync(CACHE, { recursive: true });
   log(`generating an app with ${CREATE_APP} in ${appDir}`);
-  run('npx', ['-y', CREATE_APP, '--skip-install', '--path', appDir], {
+  run(createAppBin(), ['--skip-install', '--path', appDir], {
     cwd: CACHE,
     env: {
       ...process.env,
@@ -230,6 +277,8 @@ function preparedApp() {
       spawnSync(yarn[0], [...yarn.slice(1), 'install'], {
         cwd: appDir,
         stdio: ['ignore', 'inherit', 'inherit'],
+        timeout: COMMAND_LIMIT_MS,
+        killSignal: 'SIGKILL',
         env: appEnv(process.env.PATH),
       }).status,
     log,
@@ -246,6 +295,39 @@ function preparedApp() {
   git(appDir, ['tag', '-f', 'pristine']);
   writeFileSync(ready, new Date().toISOString());
   return { appDir, cached: false };
+}
+
+/**
+ * create-app, installed in the test's cache. Not through `npx`: an `npx` run
+ * that is interrupted leaves a half-made entry in npm's shared cache that
+ * fails every later run on the machine. This one is installed beside its
+ * place and moved there whole.
+ */
+function createAppBin() {
+  const dir = join(CACHE, CREATE_APP.replace(/[@/]/g, '_'));
+  const bin = join(dir, 'node_modules', '.bin', 'backstage-create-app');
+  if (existsSync(bin)) return bin;
+  // This run holds the cache: what an interrupted install left goes.
+  for (const entry of readdirSync(CACHE)) {
+    if (entry.startsWith(`${basename(dir)}.partial-`)) {
+      rmSync(join(CACHE, entry), { recursive: true, force: true });
+    }
+  }
+  const partial = `${dir}.partial-${process.pid}`;
+  mkdirSync(partial, { recursive: true });
+  log(`installing ${CREATE_APP} into ${dir}`);
+  run('npm', [
+    'install',
+    '--prefix',
+    partial,
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    CREATE_APP,
+  ]);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(partial, dir);
+  return bin;
 }
 
 /** create-app only checks that a `yarn` runs; the one the test command runs under does. */
@@ -516,6 +598,7 @@ async function main() {
   let portal;
   let browser;
   try {
+    await check('the cache held by this run alone', holdCache);
     await check('build and pack the packages', () => {
       tarballs = packPackages(YARN);
       return tarballs.map(file => file.split('/').pop()).join(', ');

@@ -31,9 +31,11 @@ export async function isUp(url) {
 
 /**
  * Stops a child spawned with `detached: true` and everything it started:
- * SIGTERM to its process group, SIGKILL after 10 s.
+ * SIGTERM to its process group, SIGKILL after 10 s. Nothing when it was
+ * never started.
  */
 export async function stopProcessGroup(child) {
+  if (!child) return;
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise(r => child.once('exit', r));
   try {
