@@ -4,7 +4,7 @@
  * and 5). Linux only: CPU is read from /proc.
  *
  *   yarn bench:probe-cost [--only cost|max-rate|time-to-know] [--rate 500]
- *     [--systems 1000] [--environments 10] [--windows 3] [--window 15]
+ *     [--systems 1000] [--environments 10] [--windows 5] [--window 15]
  *
  * One Vigil backend runs in a process of its own on a PostgreSQL database
  * made for the run, with `systems × environments` slices (10k by default)
@@ -13,10 +13,12 @@
  * whole run path: scheduler, claim, bulkhead, http probe, conditions, judge,
  * batched writes, follow-up.
  *
- * - cost: the instance's CPU per completed probe over `windows` windows,
- *   then (its checks paused) blackbox_exporter's, driven by a load generator
- *   in a process of its own at the same rate against the same target with an
- *   equivalent module. Both open a connection per probe.
+ * - cost: the instance's CPU per completed probe against blackbox_exporter's,
+ *   driven by a load generator in a process of its own at the same rate
+ *   against the same target with an equivalent module (Vigil's checks
+ *   paused meanwhile), in `windows` rounds of one window each, the ratio
+ *   judged being the median of the rounds' ratios. Both open a connection
+ *   per probe.
  * - time-to-know: with that load running, 50 targets start failing one after
  *   another; how long until the systems route shows each environment
  *   unhealthy and its notification is sent.
@@ -70,6 +72,10 @@ const CURRENT_RESULTS_LAG_MS = 2_000;
 const WRITE_SETTLE_MS = 3_000;
 /** After the slices' first runs, before measuring: a new slice's first probe comes within 5 s. */
 const SETTLE_MS = 5_000;
+/** A paused instance is quiet when it uses under this share of a core ... */
+const QUIET_CORES = 0.1;
+/** ... and is waited for this long at most. */
+const QUIET_TIMEOUT_MS = 60_000;
 /** Between two failures of the time-to-know mode. */
 const FAILURE_SPACING_MS = 1_000;
 /** How often the systems route is asked about a failing environment. */
@@ -102,7 +108,7 @@ function parseSettings(argv: readonly string[]): Settings {
       rate: args.number('rate', 500, { above: 0 }),
       systems: args.whole('systems', 1000),
       environments: args.whole('environments', 10),
-      windows: args.whole('windows', 3),
+      windows: args.whole('windows', 5),
       windowSeconds: args.number('window', 15, { above: 0 }),
       failures: args.whole('failures', 50),
       rampFactors: [1, 2, 3, 4, 5, 6],
@@ -146,138 +152,182 @@ async function measureProcess(
   };
 }
 
-async function measureVigil(
+/**
+ * Waits until a process uses under a tenth of a core over a second, or
+ * says so after a while (the window after it then shares the machine).
+ */
+async function waitForQuietProcess(pid: number): Promise<void> {
+  const deadline = Date.now() + QUIET_TIMEOUT_MS;
+  let before = processCpuSeconds(pid);
+  while (Date.now() < deadline) {
+    await sleep(1_000);
+    const now = processCpuSeconds(pid);
+    if (now - before < QUIET_CORES) {
+      return;
+    }
+    before = now;
+  }
+  log(
+    `WARNING: Vigil's process still busy ${
+      QUIET_TIMEOUT_MS / 1000
+    } s after its checks were paused`,
+  );
+}
+
+async function measureVigilWindow(
   vigil: ProbeCostInstance,
   settings: Settings,
   databaseName: string,
-): Promise<CostWindow[]> {
-  const windows: CostWindow[] = [];
-  for (let i = 0; i < settings.windows; i++) {
-    const transactionsBefore = await vigil.transactions(databaseName);
-    const span = await measureProcess(vigil.pid, settings.windowSeconds, () =>
-      vigil.postgresPids(databaseName),
-    );
-    // PostgreSQL flushes its statistics about once a second, at both ends.
-    const transactions =
-      (await vigil.transactions(databaseName)) - transactionsBefore;
-    await sleep(WRITE_SETTLE_MS);
-    const runs = await vigil.runsStartedIn(span.from, span.to);
-    windows.push({
-      cpuSeconds: span.cpuSeconds,
-      postgresCpuSeconds: span.postgresCpuSeconds,
-      transactions,
-      probes: runs.length,
-      seconds: (span.to - span.from) / 1000,
-    });
-    log(
-      `  Vigil window ${i + 1}: ${
-        runs.length
-      } probes, ${span.cpuSeconds.toFixed(
-        2,
-      )} CPU s, PostgreSQL ${span.postgresCpuSeconds?.toFixed(
-        2,
-      )} CPU s, ${transactions} transactions`,
-    );
-  }
-  return windows;
+  round: number,
+): Promise<CostWindow> {
+  const transactionsBefore = await vigil.transactions(databaseName);
+  const span = await measureProcess(vigil.pid, settings.windowSeconds, () =>
+    vigil.postgresPids(databaseName),
+  );
+  // PostgreSQL flushes its statistics about once a second, at both ends.
+  const transactions =
+    (await vigil.transactions(databaseName)) - transactionsBefore;
+  await sleep(WRITE_SETTLE_MS);
+  const runs = await vigil.runsStartedIn(span.from, span.to);
+  log(
+    `  round ${round}, Vigil: ${runs.length} probes, ${span.cpuSeconds.toFixed(
+      2,
+    )} CPU s, PostgreSQL ${span.postgresCpuSeconds?.toFixed(
+      2,
+    )} CPU s, ${transactions} transactions`,
+  );
+  return {
+    cpuSeconds: span.cpuSeconds,
+    postgresCpuSeconds: span.postgresCpuSeconds,
+    transactions,
+    probes: runs.length,
+    seconds: (span.to - span.from) / 1000,
+  };
 }
 
 /**
- * CPU per probe of a process driven by `load` at the offered rate, window
- * by window; a probe counts when it answered 200.
+ * One window of a process driven by `run` at the offered rate: its CPU per
+ * probe, where a probe counts when it answered 200.
  */
-async function measureDriven(
+async function measureDrivenWindow(
   name: string,
   pid: number,
   run: () => Promise<LoadResult>,
-  settings: Settings,
-): Promise<CostWindow[]> {
-  const windows: CostWindow[] = [];
-  for (let i = 0; i < settings.windows; i++) {
-    const cpuBefore = processCpuSeconds(pid);
-    const result = await run();
-    const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
-    const probes = result.statusCodes['200'] ?? 0;
-    windows.push({ cpuSeconds, probes, seconds: result.seconds });
-    log(
-      `  ${name} window ${i + 1}: ${probes} probes (${
-        result.errors + result.non2xx
-      } failed), ${cpuSeconds.toFixed(2)} CPU s, p99 ${result.p99Ms.toFixed(
-        1,
-      )} ms`,
-    );
-  }
-  return windows;
+  round: number,
+): Promise<CostWindow> {
+  const cpuBefore = processCpuSeconds(pid);
+  const result = await run();
+  const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
+  const probes = result.statusCodes['200'] ?? 0;
+  log(
+    `  round ${round}, ${name}: ${probes} probes (${
+      result.errors + result.non2xx
+    } failed), ${cpuSeconds.toFixed(2)} CPU s, p99 ${result.p99Ms.toFixed(
+      1,
+    )} ms`,
+  );
+  return { cpuSeconds, probes, seconds: result.seconds };
 }
 
-async function measureBlackbox(
+/**
+ * CPU per probe of Vigil, blackbox_exporter and the Node floor, measured
+ * in turn, round by round: a window of Vigil probing, then (its checks
+ * paused) a window of each of the others driven at the same rate against
+ * the same target. Taken in blocks, one prober after another, the ratio
+ * moved with the machine's speed over the minutes between the blocks
+ * (0.40× to 0.60× on the same code); in rounds, each round's ratio is of
+ * windows a minute apart.
+ *
+ * The Node floor is a process that does nothing but probe the target with
+ * Node's own HTTP client, a connection per probe, the body matched as
+ * blackbox_exporter's module matches it: what any Node prober pays at least.
+ */
+async function measureCost(
+  vigil: ProbeCostInstance,
   target: ProbeTarget,
   settings: Settings,
-): Promise<CostWindow[]> {
+  databaseName: string,
+  intervalMs: number,
+): Promise<{
+  vigil: CostWindow[];
+  blackbox: CostWindow[];
+  nodeFloor: CostWindow[];
+}> {
+  const slices = settings.systems * settings.environments;
+  const probed = target.url(systemName(0), environmentName(0));
   const exporter = await BlackboxExporter.start({
     binary: ensureBlackboxExporter(log),
     bodyPattern: UP_BODY_PATTERN,
   });
-  const load = LoadGenerator.start();
+  const exporterLoad = LoadGenerator.start();
+  const nodeProber = LoadGenerator.start();
+  const windows = {
+    vigil: [] as CostWindow[],
+    blackbox: [] as CostWindow[],
+    nodeFloor: [] as CostWindow[],
+  };
+  const driven = {
+    pick: 'cycle',
+    range: 1,
+    connections: DRIVER_CONNECTIONS,
+    seconds: settings.windowSeconds,
+    rate: settings.rate,
+    prefix: '',
+    endpoint: 'floor',
+  } as const;
   try {
-    const probed = target.url(systemName(0), environmentName(0));
     if (!(await exporter.probeOnce(probed))) {
       throw new Error(`blackbox_exporter's module fails against ${probed}`);
     }
-    return await measureDriven(
-      'blackbox',
-      exporter.pid,
-      () =>
-        load.run({
-          url: `http://127.0.0.1:${exporter.port}`,
-          prefix: '',
-          endpoint: 'floor',
-          path: exporter.probePath(probed),
-          pick: 'cycle',
-          range: 1,
-          connections: DRIVER_CONNECTIONS,
-          seconds: settings.windowSeconds,
-          rate: settings.rate,
-        }),
-      settings,
-    );
+    for (let round = 1; round <= settings.windows; round++) {
+      if (round > 1) {
+        // Resuming turns every slice from paused to healthy, with the
+        // transitions the first runs made: one more interval for their
+        // follow-ups, as before the first round.
+        const resumedAt = Date.now();
+        await vigil.writeChecks(intervalMs);
+        await waitForEverySlice(vigil, slices, resumedAt);
+        await sleep(SETTLE_MS + intervalMs);
+      }
+      windows.vigil.push(
+        await measureVigilWindow(vigil, settings, databaseName, round),
+      );
+      await vigil.writeChecks(intervalMs, true);
+      // Pausing makes transitions too; the others are measured once the
+      // instance has worked them off, not beside it.
+      await waitForQuietProcess(vigil.pid);
+      windows.blackbox.push(
+        await measureDrivenWindow(
+          'blackbox_exporter',
+          exporter.pid,
+          () =>
+            exporterLoad.run({
+              ...driven,
+              url: `http://127.0.0.1:${exporter.port}`,
+              path: exporter.probePath(probed),
+            }),
+          round,
+        ),
+      );
+      windows.nodeFloor.push(
+        await measureDrivenWindow(
+          'Node floor',
+          nodeProber.pid!,
+          () =>
+            nodeProber.run({
+              ...driven,
+              url: probed,
+              probeBodyPattern: UP_BODY_PATTERN,
+            }),
+          round,
+        ),
+      );
+    }
+    return windows;
   } finally {
-    await load.stop();
+    await nodeProber.stop();
+    await exporterLoad.stop();
     await exporter.stop();
-  }
-}
-
-/**
- * The floor of a prober written in Node: a process that does nothing but
- * probe the target at the offered rate with Node's own HTTP client, a
- * connection per probe, the body matched as blackbox_exporter's module
- * matches it. Its CPU per probe is what any Node prober pays at least.
- */
-async function measureNodeFloor(
-  target: ProbeTarget,
-  settings: Settings,
-): Promise<CostWindow[]> {
-  const prober = LoadGenerator.start();
-  try {
-    return await measureDriven(
-      'node floor',
-      prober.pid!,
-      () =>
-        prober.run({
-          url: target.url(systemName(0), environmentName(0)),
-          prefix: '',
-          endpoint: 'floor',
-          pick: 'cycle',
-          range: 1,
-          connections: DRIVER_CONNECTIONS,
-          seconds: settings.windowSeconds,
-          rate: settings.rate,
-          probeBodyPattern: UP_BODY_PATTERN,
-        }),
-      settings,
-    );
-  } finally {
-    await prober.stop();
   }
 }
 
@@ -457,19 +507,16 @@ async function main(settings: Settings): Promise<number> {
       // worked off for a while. One more interval, so every slice runs once
       // after its first run and what is measured is steady probing.
       log(
-        `cost: Vigil, after one interval (${intervalMs} ms) for the first runs' follow-ups`,
+        `cost: ${settings.windows} rounds of Vigil, blackbox_exporter and the Node floor, after one interval (${intervalMs} ms) for the first runs' follow-ups`,
       );
       await sleep(intervalMs);
-      const vigilWindows = await measureVigil(
+      const cost = await measureCost(
         vigil,
+        target,
         settings,
         database.databaseName!,
+        intervalMs,
       );
-      log('cost: blackbox_exporter (Vigil paused)');
-      await vigil.writeChecks(intervalMs, true);
-      const blackboxWindows = await measureBlackbox(target, settings);
-      log('cost: a bare Node prober (Vigil paused)');
-      const nodeFloorWindows = await measureNodeFloor(target, settings);
       // Resumed only for the modes after this one.
       if (settings.modes.some(mode => mode !== 'cost')) {
         const resumedAt = Date.now();
@@ -479,15 +526,15 @@ async function main(settings: Settings): Promise<number> {
       }
       const table = renderCostTable({
         rate: settings.rate,
-        vigil: vigilWindows,
-        blackbox: blackboxWindows,
-        nodeFloor: nodeFloorWindows,
+        vigil: cost.vigil,
+        blackbox: cost.blackbox,
+        nodeFloor: cost.nodeFloor,
         keepAlive:
           'not applicable: the http probe opens a connection per probe by design',
       });
       met &&= table.met !== false;
       out.push(
-        `### CPU per probe, ${slices} slices on PostgreSQL, medians of ${settings.windows} windows of ${settings.windowSeconds} s\n\n${table.text}`,
+        `### CPU per probe, ${slices} slices on PostgreSQL, ${settings.windows} rounds of a ${settings.windowSeconds} s window each\n\n${table.text}`,
       );
     }
     if (settings.modes.includes('time-to-know')) {

@@ -2,6 +2,7 @@ import {
   cpuPerProbeUs,
   highestSustainedRate,
   isSustained,
+  pairedCostRatio,
   type RateStep,
   renderCostTable,
   renderTimeToKnowTable,
@@ -40,6 +41,35 @@ describe('cpuPerProbeUs', () => {
   });
 });
 
+describe('pairedCostRatio', () => {
+  it("is the median of each round's ratio, not the ratio of the medians", () => {
+    // Round 2 ran on a slower machine for both probers: 0.4×, 0.5×, 0.6×.
+    const vigil = [window(0.4, 1000), window(1, 1000), window(0.6, 1000)];
+    const blackbox = [window(1, 1000), window(2, 1000), window(1, 1000)];
+    expect(pairedCostRatio(vigil, blackbox)).toBeCloseTo(0.5);
+    // The medians alone (600 µs against 1000 µs) would say 0.6×.
+    expect(cpuPerProbeUs(vigil)! / cpuPerProbeUs(blackbox)!).toBeCloseTo(0.6);
+  });
+
+  it('leaves out a round where either side completed no probe', () => {
+    expect(
+      pairedCostRatio(
+        [window(0.4, 1000), window(1, 0), window(0.3, 1000)],
+        [window(1, 1000), window(1, 1000), window(0, 0)],
+      ),
+    ).toBeCloseTo(0.4);
+  });
+
+  it('falls back to the ratio of the medians when the windows are not paired', () => {
+    expect(
+      pairedCostRatio(
+        [window(0.4, 1000), window(0.6, 1000), window(0.5, 1000)],
+        [window(1, 1000)],
+      ),
+    ).toBeCloseTo(0.5);
+  });
+});
+
 describe('renderCostTable', () => {
   it('passes when Vigil uses at most half the CPU per probe of blackbox_exporter', () => {
     const { text, met } = renderCostTable({
@@ -53,6 +83,17 @@ describe('renderCostTable', () => {
     expect(text).toMatch(/100 µs \| +0\.33× \| ≤ 0\.5×: PASS/);
     // With PostgreSQL's share: 140 µs, for information.
     expect(text).toMatch(/Vigil \+ its PostgreSQL backends .*140 µs/);
+  });
+
+  it("judges Vigil by the median of the rounds' ratios", () => {
+    const { text, met } = renderCostTable({
+      rate: 500,
+      vigil: [window(0.4, 1000), window(1, 1000), window(0.6, 1000)],
+      blackbox: [window(1, 1000), window(2, 1000), window(1, 1000)],
+      keepAlive: 'not applicable',
+    });
+    expect(met).toBe(true);
+    expect(text).toMatch(/600 µs \| +0\.50× \| ≤ 0\.5×: PASS/);
   });
 
   it('prints the Node floor, and says when the target lies below it', () => {

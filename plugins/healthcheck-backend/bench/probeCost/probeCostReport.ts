@@ -27,19 +27,55 @@ export interface CostWindow {
   seconds: number;
 }
 
+type CpuOf = (window: CostWindow) => number | undefined;
+const ownCpu: CpuOf = window => window.cpuSeconds;
+
+/** µs of CPU per probe of one window, or undefined when it completed none. */
+function windowCpuPerProbeUs(
+  window: CostWindow,
+  cpu: CpuOf = ownCpu,
+): number | undefined {
+  const seconds = cpu(window);
+  return seconds === undefined || window.probes === 0
+    ? undefined
+    : (seconds / window.probes) * 1e6;
+}
+
 /** µs of CPU per probe completed, the median over windows. */
 export function cpuPerProbeUs(
   windows: readonly CostWindow[],
-  cpu: (window: CostWindow) => number | undefined = w => w.cpuSeconds,
+  cpu: CpuOf = ownCpu,
 ): number | undefined {
   return median(
-    windows.flatMap(window => {
-      const seconds = cpu(window);
-      return seconds === undefined || window.probes === 0
-        ? []
-        : [(seconds / window.probes) * 1e6];
-    }),
+    windows.flatMap(window => windowCpuPerProbeUs(window, cpu) ?? []),
   );
+}
+
+/**
+ * A prober's CPU per probe against the baseline's, as the median of the
+ * ratios of windows taken in the same round (the bench measures the
+ * probers in turn, round by round, so a machine whose speed drifts over
+ * minutes moves both sides of each ratio alike). Windows without a partner
+ * fall back to the ratio of the medians.
+ */
+export function pairedCostRatio(
+  windows: readonly CostWindow[],
+  baseline: readonly CostWindow[],
+  cpu: CpuOf = ownCpu,
+): number | undefined {
+  if (windows.length === baseline.length) {
+    const ratios = windows.flatMap((window, round) => {
+      const own = windowCpuPerProbeUs(window, cpu);
+      const base = windowCpuPerProbeUs(baseline[round]);
+      return own === undefined || !base ? [] : [own / base];
+    });
+    if (ratios.length > 0) {
+      return median(ratios);
+    }
+  }
+  const own = cpuPerProbeUs(windows, cpu);
+  const base = cpuPerProbeUs(baseline);
+  return own === undefined || !base ? undefined : own / base;
 }
 
 function probesPerSecond(windows: readonly CostWindow[]): number | undefined {
@@ -84,45 +120,52 @@ export function renderCostTable(options: {
   keepAlive: readonly CostWindow[] | string;
 }): { text: string; met: boolean | undefined } {
   const base = cpuPerProbeUs(options.blackbox);
-  const ratio = (value: number | undefined) =>
-    value === undefined || base === undefined || base === 0
-      ? undefined
-      : value / base;
   const vigil = cpuPerProbeUs(options.vigil);
-  const vigilRatio = ratio(vigil);
+  const vigilRatio = pairedCostRatio(options.vigil, options.blackbox);
   const met =
     vigilRatio === undefined ? undefined : vigilRatio <= COST_RATIO_TARGET;
-  const withPostgres = cpuPerProbeUs(options.vigil, w =>
+  const withPostgresCpu: CpuOf = w =>
     w.postgresCpuSeconds === undefined
       ? undefined
-      : w.cpuSeconds + w.postgresCpuSeconds,
-  );
+      : w.cpuSeconds + w.postgresCpuSeconds;
+  const withPostgres = cpuPerProbeUs(options.vigil, withPostgresCpu);
   const row = (
     prober: string,
     windows: readonly CostWindow[],
     perProbe: number | undefined,
+    ratio: number | undefined,
     target: string,
   ) => [
     prober,
     figure(probesPerSecond(windows)),
     figure(perProbe, ' µs'),
-    ratio(perProbe) === undefined ? '-' : `${figure(ratio(perProbe))}×`,
+    ratio === undefined ? '-' : `${figure(ratio)}×`,
     target,
   ];
   const floor = options.nodeFloor && cpuPerProbeUs(options.nodeFloor);
-  const floorRatio = ratio(floor);
+  const floorRatio =
+    options.nodeFloor && pairedCostRatio(options.nodeFloor, options.blackbox);
   const overFloor =
-    vigil === undefined || floor === undefined || floor === 0
-      ? ''
-      : `; ${figure(vigil / floor)}× the Node floor`;
+    options.nodeFloor === undefined
+      ? undefined
+      : pairedCostRatio(options.vigil, options.nodeFloor);
+  const overFloorText =
+    overFloor === undefined ? '' : `; ${figure(overFloor)}× the Node floor`;
   const lines = [
-    row('blackbox_exporter (baseline)', options.blackbox, base, 'baseline'),
+    row(
+      'blackbox_exporter (baseline)',
+      options.blackbox,
+      base,
+      base === undefined ? undefined : 1,
+      'baseline',
+    ),
     ...(options.nodeFloor
       ? [
           row(
             'Node floor: node:http alone',
             options.nodeFloor,
             floor,
+            floorRatio,
             floorRatio !== undefined && floorRatio > COST_RATIO_TARGET
               ? `information: above ${COST_RATIO_TARGET}× already, so the target is below what a Node prober can pay`
               : 'information: the least a Node prober pays',
@@ -133,12 +176,14 @@ export function renderCostTable(options: {
       'Vigil, a connection per probe',
       options.vigil,
       vigil,
-      `≤ ${COST_RATIO_TARGET}×: ${verdict(met)}${overFloor}`,
+      vigilRatio,
+      `≤ ${COST_RATIO_TARGET}×: ${verdict(met)}${overFloorText}`,
     ),
     row(
       'Vigil + its PostgreSQL backends',
       options.vigil,
       withPostgres,
+      pairedCostRatio(options.vigil, options.blackbox, withPostgresCpu),
       `information; ${figure(
         median(
           options.vigil.flatMap(w =>
@@ -155,6 +200,7 @@ export function renderCostTable(options: {
           'Vigil, keep-alive',
           options.keepAlive,
           cpuPerProbeUs(options.keepAlive),
+          pairedCostRatio(options.keepAlive, options.blackbox),
           'information',
         ),
   ];
@@ -164,7 +210,7 @@ export function renderCostTable(options: {
         `prober (offered ${options.rate} probes/s)`,
         'probes/s done',
         'CPU per probe (median)',
-        'vs blackbox',
+        'vs blackbox (median of rounds)',
         'target',
       ],
       lines,
