@@ -170,8 +170,8 @@ export class Bulkhead {
   /**
    * Runs one tick's probe, or defers it. Resolves when the probe finished
    * (with what was recorded) or at once when deferred. Rejects if `work`
-   * throws (a bug in the caller, not a probe result: nothing is recorded)
-   * or the request is malformed.
+   * throws (a bug in the caller, or a run that could not be judged: not a
+   * probe result, so nothing is recorded) or the request is malformed.
    */
   run(request: BulkheadRequest, work: BulkheadWork): Promise<BulkheadResult> {
     if (!Number.isFinite(request.dueAt)) {

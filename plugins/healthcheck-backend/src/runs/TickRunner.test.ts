@@ -5,6 +5,7 @@ import { ProbeTypeRegistry } from '../probes/ProbeTypeRegistry';
 import { DueTick } from '../scheduler';
 import { claimKeyAt } from '../scheduler';
 import { CachedSliceStates } from './CachedSliceStates';
+import { TickNotJudged } from './notJudged';
 import { TickRunner } from './TickRunner';
 import type { RunRecord } from '../model';
 import type { RunnableSlice, TickClaims } from '../model';
@@ -310,16 +311,124 @@ describe('TickRunner', () => {
     expect((seen.reason as Error).name).toBe('TimeoutError');
   });
 
-  it('aborts the signal of a probe under way when the runner shuts down', async () => {
+  it('aborts the signal of a probe under way when the runner shuts down, and records no failure for it', async () => {
     const { probe, seen } = politeProbe();
-    const { runner } = runnerWith([probe]);
+    const released: unknown[] = [];
+    const recordUnjudged = jest.fn();
+    const { runner, records } = runnerWith([probe], {
+      claims: {
+        claim: async ticks => [...ticks],
+        release: async ticks => {
+          released.push(...ticks);
+        },
+        claimNow: claimNowHere,
+        complete: async () => {},
+      },
+      metrics: { recordRun: jest.fn(), recordUnjudged },
+    });
+    const due = tick(Date.now(), 1, { ...slice, timeoutMs: 60_000 });
+    const run = runner.runTick(due);
+    await new Promise(resolve => setTimeout(resolve, 20));
+    runner.abortAll();
+
+    // Not a timeout of the target: the deploy stopped the probe.
+    await expect(run).resolves.toBeUndefined();
+    expect((seen.reason as Error).name).toBe('AbortError');
+    expect(records).toEqual([]);
+    expect(runner.stats().notJudged).toEqual({ database: 0, stopping: 1 });
+    expect(recordUnjudged).toHaveBeenCalledWith('stopping');
+    // Its claim is given back, as a deferred tick's is.
+    expect(released).toEqual([
+      { sliceId: slice.id, scheduledAt: due.scheduledAt },
+    ]);
+  });
+
+  it('keeps the failure streak of a slice whose probe was stopped: the next failure is still only the second', async () => {
+    const states = new Map<string, any>();
+    const { probe } = politeProbe();
+    let answer: 'polite' | 'refused' = 'refused';
+    const mixed: ProbeType = {
+      type: 'scripted',
+      run: context =>
+        answer === 'polite'
+          ? probe.run(context)
+          : Promise.resolve({
+              ok: false,
+              durationMs: 1,
+              error: { kind: 'refused', message: 'connect ECONNREFUSED' },
+            }),
+    };
+    const { runner } = runnerWith([mixed], {
+      states: {
+        get: id => states.get(id),
+        set: (id, state) => {
+          states.set(id, state);
+        },
+      },
+    });
+    await runner.runTick(tick(10_000));
+    expect(states.get(slice.id)).toMatchObject({ consecutiveFailures: 1 });
+
+    answer = 'polite';
+    const stopped = runner.runTick(
+      tick(20_000, 1, { ...slice, timeoutMs: 60_000 }),
+    );
+    await new Promise(resolve => setTimeout(resolve, 20));
+    runner.abortAll();
+    await expect(stopped).resolves.toBeUndefined();
+
+    expect(states.get(slice.id)).toMatchObject({
+      status: 'unknown',
+      consecutiveFailures: 1,
+    });
+  });
+
+  it('records the answer of a probe that succeeded although the runner was stopping', async () => {
+    const finishing: ProbeType = {
+      type: 'scripted',
+      run: ({ signal }) =>
+        new Promise<ProbeResult>(resolve => {
+          signal.addEventListener('abort', () =>
+            resolve({ ok: true, durationMs: 1, status: 200 }),
+          );
+        }),
+    };
+    const { runner, records } = runnerWith([finishing]);
     const run = runner.runTick(
       tick(Date.now(), 1, { ...slice, timeoutMs: 60_000 }),
     );
     await new Promise(resolve => setTimeout(resolve, 20));
     runner.abortAll();
-    expect((await run)?.error?.message).toBe('aborted');
-    expect((seen.reason as Error).name).toBe('AbortError');
+    expect((await run)?.outcome).toBe('pass');
+    expect(records).toHaveLength(1);
+  });
+
+  it('records nothing for a tick whose probe type could not judge it, and counts it', async () => {
+    const blind: ProbeType = {
+      type: 'scripted',
+      run: async () => {
+        throw new TickNotJudged(
+          'database',
+          'Could not read the last pings: connect ECONNREFUSED',
+        );
+      },
+    };
+    const logger = mockServices.logger.mock();
+    const { runner, records } = runnerWith([blind], { logger });
+
+    await expect(runner.runTick(tick(10_000))).resolves.toBeUndefined();
+    await expect(runner.runTick(tick(20_000))).resolves.toBeUndefined();
+
+    expect(records).toEqual([]);
+    expect(runner.stats()).toMatchObject({
+      runs: 0,
+      notJudged: { database: 2, stopping: 0 },
+    });
+    // Said once, not once a tick.
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn.mock.calls[0][0]).toMatch(
+      /not judged \(database\): Could not read the last pings: connect ECONNREFUSED; no run recorded, its status stays/,
+    );
   });
 
   it('leaves no timer behind once the probe has answered', async () => {

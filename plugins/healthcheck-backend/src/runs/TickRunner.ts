@@ -12,6 +12,7 @@ import { claimDueTicks } from '../claims/claimDueTicks';
 import { DueTick } from '../scheduler';
 import { boundProbeResult } from './boundProbeResult';
 import { compiledConditionsOf, judgeProbeResult } from './judgeProbeResult';
+import { type NotJudgedReason, stoppedProbe, TickNotJudged } from './notJudged';
 import { noopRunMetrics, RunMetrics } from './runMetrics';
 import type {
   ClaimedRunNow,
@@ -23,6 +24,9 @@ import type {
 
 /** A probe that ignores its signal is given this long before it is abandoned. */
 const ABANDON_GRACE_MS = 50;
+
+/** Ticks not judged are logged at most this often per reason, with a count. */
+const NOT_JUDGED_LOG_EVERY_MS = 60_000;
 
 /**
  * A run of a slice asked for now: its id, whether it is one already under
@@ -74,12 +78,16 @@ export interface TickRunnerStats {
   /** Due ticks another instance owned or claimed first. */
   notClaimed: number;
   deferred: Record<DeferReason, number>;
+  /** Ticks that recorded nothing because Vigil could not judge them. */
+  notJudged: Record<NotJudgedReason, number>;
 }
 
 /**
  * Runs the ticks the scheduler hands over: drops stale ones, asks the
  * bulkhead whether each may probe now, probes, judges, and reports the run.
- * A stale or deferred tick records nothing.
+ * A stale or deferred tick records nothing, and neither does one Vigil
+ * could not judge (its probe's database read failed, or the instance cut
+ * the probe short as it stopped): no failure, no status change.
  */
 export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
   readonly #probeTypes: ProbeTypeRegistry;
@@ -100,6 +108,15 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
     staleTicks: 0,
     notClaimed: 0,
     deferred: { in_flight: 0, lane_full: 0, no_slot: 0 },
+    notJudged: { database: 0, stopping: 0 },
+  };
+  /** When ticks not judged were last logged, and how many since, by reason. */
+  readonly #notJudgedLog: Record<
+    NotJudgedReason,
+    { loggedAt: number; unlogged: number }
+  > = {
+    database: { loggedAt: -Infinity, unlogged: 0 },
+    stopping: { loggedAt: -Infinity, unlogged: 0 },
   };
 
   constructor(options: {
@@ -307,10 +324,14 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
     return {
       ...this.#stats,
       deferred: { ...this.#stats.deferred },
+      notJudged: { ...this.#stats.notJudged },
     };
   }
 
-  /** Aborts every probe in flight; they finish as timeouts. */
+  /**
+   * Aborts every probe in flight; the ones that fail for it are not
+   * judged (the stop is Vigil's doing, not the target's).
+   */
   abortAll(): void {
     this.#shutdown.abort();
   }
@@ -359,6 +380,38 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
     await this.#giveBackClaim(tick);
   }
 
+  /**
+   * A tick Vigil could not judge records nothing either, and leaves the
+   * slice's state (its failure streak) as it was; it is counted, and said
+   * in the log at most once a minute per reason.
+   */
+  async #notJudged(
+    tick: DueTick<TSlice>,
+    notJudged: TickNotJudged,
+  ): Promise<void> {
+    const { reason } = notJudged;
+    this.#stats.notJudged[reason]++;
+    this.#metrics.recordUnjudged?.(reason);
+    const log = this.#notJudgedLog[reason];
+    const now = this.#now();
+    if (now - log.loggedAt >= NOT_JUDGED_LOG_EVERY_MS) {
+      this.#logger.warn(
+        `Tick of ${tick.sliceId} not judged (${reason}): ${
+          notJudged.message
+        }; no run recorded, its status stays${
+          log.unlogged > 0
+            ? `; ${log.unlogged} more tick(s) not judged for this since the last such line`
+            : ''
+        }`,
+      );
+      log.loggedAt = now;
+      log.unlogged = 0;
+    } else {
+      log.unlogged++;
+    }
+    await this.#giveBackClaim(tick);
+  }
+
   /** Releases the claim row of a tick that does not run (none without claims). */
   async #giveBackClaim(tick: DueTick<TSlice>): Promise<void> {
     await this.#claims
@@ -382,6 +435,8 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
     let probeResult: ProbeResult | undefined;
     let verdict: ReturnType<typeof judgeProbeResult> | undefined;
     let startedAt = 0;
+    // A tick that cannot be judged throws out of the work, so the
+    // bulkhead learns nothing from it either.
     const work = async (timeoutMs: number) => {
       startedAt = this.#now();
       probeResult = boundProbeResult(
@@ -396,15 +451,24 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
     };
     // A run now takes its turn like any tick: the same concurrency, the
     // same suspect lane.
-    const admitted = await this.#bulkhead.run(
-      {
-        sliceId: slice.id,
-        endpointKey: endpointKeyOfSlice(slice),
-        dueAt,
-        timeoutMs: slice.timeoutMs,
-      },
-      work,
-    );
+    let admitted: Awaited<ReturnType<Bulkhead['run']>>;
+    try {
+      admitted = await this.#bulkhead.run(
+        {
+          sliceId: slice.id,
+          endpointKey: endpointKeyOfSlice(slice),
+          dueAt,
+          timeoutMs: slice.timeoutMs,
+        },
+        work,
+      );
+    } catch (error) {
+      if (error instanceof TickNotJudged) {
+        await this.#notJudged(tick, error);
+        return undefined;
+      }
+      throw error;
+    }
     if (admitted.deferred) {
       await this.#defer(tick, admitted.deferred);
       return undefined;
@@ -484,7 +548,8 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
   /**
    * Runs one probe within its timeout, whatever the probe does: a throw
    * becomes an error result, and a probe that ignores its signal is
-   * abandoned shortly after the deadline.
+   * abandoned shortly after the deadline. Throws {@link TickNotJudged} when
+   * the probe says so, or failed once the instance had begun to stop.
    */
   async #probe(
     probeType: ProbeType<any> | undefined,
@@ -513,7 +578,12 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
     // of an instance's CPU at hundreds of probes a second.
     const deadline = new AbortController();
     const shutdown = this.#shutdown.signal;
-    const onShutdown = () => deadline.abort(shutdown.reason);
+    let stoppedBeforeAnswer = false;
+    const onShutdown = () => {
+      // A probe already past its own deadline failed on its own.
+      stoppedBeforeAnswer ||= !deadline.signal.aborted;
+      deadline.abort(shutdown.reason);
+    };
     if (shutdown.aborted) {
       onShutdown();
     } else {
@@ -542,7 +612,7 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
       }, timeoutMs);
     });
     try {
-      return await Promise.race([
+      const result = await Promise.race([
         probeType
           .run({
             target: slice.target,
@@ -550,18 +620,26 @@ export class TickRunner<TSlice extends RunnableSlice = RunnableSlice> {
             timeoutMs,
             signal,
           })
-          .catch(
-            (error): ProbeResult => ({
+          .catch((error): ProbeResult => {
+            if (error instanceof TickNotJudged) {
+              throw error;
+            }
+            return {
               ok: false,
               durationMs: elapsed(),
               error: {
                 kind: signal.aborted ? 'timeout' : 'other',
                 message: String(error?.message ?? error),
               },
-            }),
-          ),
+            };
+          }),
         abandoned,
       ]);
+      const stopped = stoppedProbe(result, stoppedBeforeAnswer);
+      if (stopped) {
+        throw stopped;
+      }
+      return result;
     } finally {
       clearTimeout(timer);
       shutdown.removeEventListener('abort', onShutdown);

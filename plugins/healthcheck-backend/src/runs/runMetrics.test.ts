@@ -56,4 +56,20 @@ describe('createRunMetrics', () => {
     );
     expect(changes.add.mock.calls).toEqual([[1, { to: 'unhealthy' }]]);
   });
+
+  it('counts ticks Vigil could not judge, by reason', () => {
+    const service = metricsServiceMock.mock();
+    const metrics = createRunMetrics(service);
+    metrics.recordUnjudged!('database');
+    metrics.recordUnjudged!('stopping');
+
+    const unjudged = instrumentNamed(
+      service.createCounter,
+      'healthcheck.ticks.unjudged',
+    );
+    expect(unjudged.add.mock.calls).toEqual([
+      [1, { reason: 'database' }],
+      [1, { reason: 'stopping' }],
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { ProbeErrorKind } from '@vigil/plugin-healthcheck-node';
 import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import type { RunOutcome, SliceStatus } from '../judge';
+import type { NotJudgedReason } from './notJudged';
 
 /**
  * One finished probe run as metrics see it. Only attributes with a handful
@@ -29,6 +30,8 @@ export interface RunMeasurement {
  */
 export interface RunMetrics {
   recordRun(run: RunMeasurement): void;
+  /** A tick that could not be judged, for a fault of Vigil's own. */
+  recordUnjudged?(reason: NotJudgedReason): void;
 }
 
 /** @internal */
@@ -46,7 +49,9 @@ const RUN_DURATION_BUCKETS_SECONDS = [
  * - `healthcheck.run.duration`: probe time in seconds, by `type` and
  *   `outcome`;
  * - `healthcheck.status.changes`: slice status changes, by the status
- *   changed `to`.
+ *   changed `to`;
+ * - `healthcheck.ticks.unjudged`: ticks that recorded no run and changed
+ *   no status because Vigil could not judge them, by `reason`.
  *
  * @internal
  */
@@ -71,6 +76,13 @@ export function createRunMetrics(metrics: MetricsService): RunMetrics {
     'healthcheck.status.changes',
     { description: 'Slice status changes, by the status changed to' },
   );
+  const unjudged = metrics.createCounter<{ reason: NotJudgedReason }>(
+    'healthcheck.ticks.unjudged',
+    {
+      description:
+        'Ticks not judged for a fault of Vigil itself (database: its read failed; stopping: the instance cut the probe short), recording no run and changing no status',
+    },
+  );
   return {
     recordRun(run) {
       const { type, outcome } = run;
@@ -79,6 +91,9 @@ export function createRunMetrics(metrics: MetricsService): RunMetrics {
       if (run.statusChanged) {
         statusChanges.add(1, { to: run.status });
       }
+    },
+    recordUnjudged(reason) {
+      unjudged.add(1, { reason });
     },
   };
 }
