@@ -1,4 +1,8 @@
-import { heartbeatDeadline, observeHeartbeat } from './heartbeatDeadline';
+import {
+  extendedByDeafness,
+  heartbeatDeadline,
+  observeHeartbeat,
+} from './heartbeatDeadline';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -40,6 +44,89 @@ describe('heartbeatDeadline', () => {
         at('2026-03-01T00:00:00Z'),
       ),
     ).toBe(Infinity);
+  });
+});
+
+describe('extendedByDeafness', () => {
+  const since = 1_000_000;
+  const deadline = since + 90_000;
+
+  it('is the deadline when Vigil heard throughout', () => {
+    expect(extendedByDeafness(deadline, since, [])).toBe(deadline);
+  });
+
+  it('moves the deadline by a span when Vigil could not hear, inside the wait', () => {
+    expect(
+      extendedByDeafness(deadline, since, [
+        { from: since + 10_000, to: since + 40_000 },
+      ]),
+    ).toBe(deadline + 30_000);
+  });
+
+  it('counts only the part of a span after the last ping', () => {
+    expect(
+      extendedByDeafness(deadline, since, [
+        { from: since - 50_000, to: since + 5_000 },
+      ]),
+    ).toBe(deadline + 5_000);
+  });
+
+  it('ignores a span after the deadline, and one that ended before the last ping', () => {
+    expect(
+      extendedByDeafness(deadline, since, [
+        { from: deadline, to: deadline + 60_000 },
+        { from: since - 60_000, to: since - 1 },
+      ]),
+    ).toBe(deadline);
+  });
+
+  it('counts a span that begins after the deadline but before the deadline it was moved to', () => {
+    // 30 s deaf in the wait moves the deadline past the start of a later
+    // 2-minute failover, which moves it again.
+    expect(
+      extendedByDeafness(deadline, since, [
+        { from: deadline + 20_000, to: deadline + 140_000 },
+        { from: since + 10_000, to: since + 40_000 },
+      ]),
+    ).toBe(deadline + 30_000 + 120_000);
+  });
+
+  it('counts overlapping spans once, as several instances report one outage', () => {
+    expect(
+      extendedByDeafness(deadline, since, [
+        { from: since + 10_000, to: since + 40_000 },
+        { from: since + 20_000, to: since + 50_000 },
+        { from: since + 25_000, to: since + 30_000 },
+      ]),
+    ).toBe(deadline + 40_000);
+  });
+
+  it('leaves a deadline that never comes as it is', () => {
+    expect(
+      extendedByDeafness(Infinity, since, [{ from: since, to: since + 1 }]),
+    ).toBe(Infinity);
+  });
+});
+
+describe('heartbeatDeadline, with time Vigil could not hear', () => {
+  it('moves a period deadline by a database outage during the wait', () => {
+    const since = at('2026-03-01T10:00:00Z');
+    expect(
+      heartbeatDeadline(
+        { periodMs: 3_600_000, graceMs: 300_000, timezone: 'UTC' },
+        since,
+        [{ from: at('2026-03-01T10:30:00Z'), to: at('2026-03-01T10:32:00Z') }],
+      ),
+    ).toBe(at('2026-03-01T11:07:00Z'));
+  });
+
+  it('moves a schedule deadline by the time no instance ran across the occurrence', () => {
+    const daily3am = { schedule: '0 3 * * *', timezone: 'UTC', graceMs: 0 };
+    expect(
+      heartbeatDeadline(daily3am, at('2026-01-10T03:00:30Z'), [
+        { from: at('2026-01-11T02:55:00Z'), to: at('2026-01-11T03:05:00Z') },
+      ]),
+    ).toBe(at('2026-01-11T03:10:00Z'));
   });
 });
 
@@ -102,5 +189,19 @@ describe('observeHeartbeat', () => {
         armedAt + 5_000,
       ),
     ).toEqual({ ok: true, durationMs: 0, body: 'ok' });
+  });
+
+  it('does not fail a job whose ping came while Vigil could not hear, and says how long it waited more when it does', () => {
+    const signals = { armedAt, lastPingAt: armedAt };
+    const failover = [{ from: armedAt + 60_000, to: armedAt + 120_000 }];
+    expect(
+      observeHeartbeat(signals, timing, armedAt + 120_000, failover).ok,
+    ).toBe(true);
+    expect(
+      observeHeartbeat(signals, timing, armedAt + 150_001, failover).error
+        ?.message,
+    ).toBe(
+      'No ping since 2026-03-01T10:00:00.000Z; one was due by 2026-03-01T10:02:30.000Z (grace included, and 60 s when Vigil could not hear pings)',
+    );
   });
 });

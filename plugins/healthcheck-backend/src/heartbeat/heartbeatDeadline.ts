@@ -6,15 +6,31 @@ import { type HeartbeatTiming } from '@vigil/plugin-healthcheck-common';
 const SCHEDULE_HORIZON_MS = 400 * 24 * 3_600_000;
 
 /**
+ * A time (epoch ms, `from` inclusive, `to` exclusive) when Vigil could not
+ * hear pings: its database was away, or no instance was running.
+ */
+export interface DeafSpan {
+  from: number;
+  to: number;
+}
+
+/**
  * When a slice that last heard from its job at `since` fails without
  * another ping: `since` + period + grace, or the schedule's next occurrence
- * after `since` (in its time zone) + grace. Infinity for a schedule that
- * never occurs within 400 days.
+ * after `since` (in its time zone) + grace; then moved on by every moment
+ * of `deaf` after `since` and before the deadline so moved, because a ping
+ * Vigil could not hear is no sign that the job missed one. Infinity for a
+ * schedule that never occurs within 400 days.
  */
 export function heartbeatDeadline(
   timing: HeartbeatTiming,
   since: number,
+  deaf: readonly DeafSpan[] = [],
 ): number {
+  return extendedByDeafness(scheduledDeadline(timing, since), since, deaf);
+}
+
+function scheduledDeadline(timing: HeartbeatTiming, since: number): number {
   if (timing.periodMs !== undefined) {
     return since + timing.periodMs + timing.graceMs;
   }
@@ -23,6 +39,33 @@ export function heartbeatDeadline(
     timezone: timing.timezone,
   })!.startsBetween(since + 1, since + SCHEDULE_HORIZON_MS, 1);
   return next === undefined ? Infinity : next + timing.graceMs;
+}
+
+/**
+ * The deadline once the time Vigil was deaf between `since` and it is
+ * added: the moment Vigil has listened for as long as the deadline
+ * allowed. Spans are walked in order; each that begins before the deadline
+ * reached so far moves it by its length after `since` (overlaps counted
+ * once).
+ */
+export function extendedByDeafness(
+  deadline: number,
+  since: number,
+  deaf: readonly DeafSpan[],
+): number {
+  let extended = deadline;
+  let counted = since;
+  for (const span of [...deaf].sort((a, b) => a.from - b.from)) {
+    if (!Number.isFinite(extended) || span.from >= extended) {
+      break;
+    }
+    const from = Math.max(span.from, counted);
+    if (span.to > from) {
+      extended += span.to - from;
+      counted = span.to;
+    }
+  }
+  return extended;
 }
 
 /** What the database holds of a heartbeat slice's pings (epoch ms). */
@@ -46,6 +89,7 @@ export function observeHeartbeat(
   signals: HeartbeatSignals,
   timing: HeartbeatTiming,
   now: number,
+  deaf: readonly DeafSpan[] = [],
 ): ProbeResult {
   const lastSuccess = signals.lastPingAt;
   if (
@@ -64,8 +108,10 @@ export function observeHeartbeat(
     };
   }
   const since = lastSuccess ?? signals.armedAt;
-  const deadline = heartbeatDeadline(timing, since);
+  const scheduled = scheduledDeadline(timing, since);
+  const deadline = extendedByDeafness(scheduled, since, deaf);
   if (now > deadline) {
+    const deafSeconds = Math.round((deadline - scheduled) / 1000);
     return {
       ok: false,
       durationMs: 0,
@@ -75,7 +121,11 @@ export function observeHeartbeat(
           lastSuccess === undefined
             ? `No ping since the ping URL was made at ${iso(since)}`
             : `No ping since ${iso(since)}`
-        }; one was due by ${iso(deadline)} (grace included)`,
+        }; one was due by ${iso(deadline)} (grace included${
+          deadline > scheduled
+            ? `, and ${deafSeconds} s when Vigil could not hear pings`
+            : ''
+        })`,
       },
     };
   }

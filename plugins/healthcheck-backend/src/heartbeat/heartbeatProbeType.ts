@@ -1,29 +1,56 @@
 import type { ProbeResult, ProbeType } from '@vigil/plugin-healthcheck-node';
+import { stringifyError } from '@backstage/errors';
 import {
   HEARTBEAT_CHECK_TYPE,
   heartbeatTimingOf,
   tryDecodeSliceId,
 } from '@vigil/plugin-healthcheck-common';
-import type { DatabaseHeartbeatStore } from './DatabaseHeartbeatStore';
+import type {
+  DatabaseHeartbeatStore,
+  HeartbeatSlice,
+} from './DatabaseHeartbeatStore';
+import type { DeafSpans } from './DeafSpans';
 import { sliceIdOfHeartbeatTarget } from '../reconciler/heartbeatTargets';
+import { TickNotJudged } from '../runs/notJudged';
 import { observeHeartbeat } from './heartbeatDeadline';
 
 /**
  * The `heartbeat` type: a tick "probes" by reading the slice's last pings
  * from the database (where any instance may have written them) against its
  * deadline, so a heartbeat result goes through the judgement, thresholds,
- * history, rollup, notifications and objectives of every probe.
+ * history, rollup, notifications and objectives of every probe. The
+ * deadline moves by the time Vigil could not hear pings; a tick whose read
+ * fails, or does not answer in time, is not judged: Vigil's database being
+ * away says nothing about the job.
  */
 export function createHeartbeatProbeType(options: {
   store: Pick<DatabaseHeartbeatStore, 'read'>;
+  deafSpans?: Pick<DeafSpans, 'deaf' | 'heard' | 'spans'>;
   now?: () => number;
 }): ProbeType<Record<string, string>> {
   const now = options.now ?? Date.now;
+  const { deafSpans } = options;
   return {
     type: HEARTBEAT_CHECK_TYPE,
-    async run({ target, config }): Promise<ProbeResult> {
+    async run({ target, config, signal }): Promise<ProbeResult> {
       const sliceId = sliceIdOfHeartbeatTarget(target);
-      const signals = await options.store.read(sliceId);
+      let signals: HeartbeatSlice | undefined;
+      try {
+        signals = await untilAborted(options.store.read(sliceId), signal);
+        deafSpans?.heard(now());
+      } catch (error) {
+        if (signal.aborted && signal.reason?.name !== 'TimeoutError') {
+          throw new TickNotJudged(
+            'stopping',
+            'The instance stopped while it read the last pings',
+          );
+        }
+        deafSpans?.deaf(now());
+        throw new TickNotJudged(
+          'database',
+          `Could not read the last pings: ${stringifyError(error)}`,
+        );
+      }
       if (!signals) {
         return {
           ok: false,
@@ -36,7 +63,27 @@ export function createHeartbeatProbeType(options: {
           },
         };
       }
-      return observeHeartbeat(signals, heartbeatTimingOf(config), now());
+      const at = now();
+      return observeHeartbeat(
+        signals,
+        heartbeatTimingOf(config),
+        at,
+        deafSpans?.spans(at),
+      );
     },
   };
+}
+
+/** The read, or its signal's reason once it aborts (a timeout, a stop). */
+function untilAborted<T>(read: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    read.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
 }
