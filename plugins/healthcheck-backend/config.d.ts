@@ -217,6 +217,13 @@ export interface Config {
        * 10,000 slices at the default interval of 1m.
        */
       maxJournaledRuns?: number;
+      /**
+       * Heartbeat pings one instance keeps in memory at most while the
+       * database is away (answered 202, written at the time they came once
+       * it answers); past it the oldest are dropped (counted in
+       * `healthcheck.pings.journal.entries`). Default 10000.
+       */
+      maxJournaledPings?: number;
     };
 
     /** How long run history is kept, each at least a day. */

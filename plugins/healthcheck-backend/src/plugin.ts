@@ -24,6 +24,7 @@ import { DatabaseHealthcheckStore } from './database/DatabaseHealthcheckStore';
 import { readDeploymentKey } from './database/deploymentKeys';
 import { createInstanceRunner } from './runs/createInstanceRunner';
 import {
+  createHeartbeatOutage,
   createHeartbeatProbeType,
   DatabaseHeartbeatStore,
   fixDemoPingTokens,
@@ -149,7 +150,23 @@ export const healthcheckPlugin = createBackendPlugin({
       }) {
         const secrets = ProbeSecrets.fromConfig(config, { logger });
         const heartbeats = await DatabaseHeartbeatStore.create({ database });
-        probeTypes.add(createHeartbeatProbeType({ store: heartbeats }));
+        // Pings taken while the database is away, and the time Vigil could
+        // not hear any, which heartbeat deadlines wait out.
+        const heartbeatOutage = await createHeartbeatOutage({
+          database,
+          store: heartbeats,
+          config,
+          logger: logger.child({ component: 'heartbeats' }),
+          metrics,
+        });
+        lifecycle.addStartupHook(() => heartbeatOutage.start());
+        lifecycle.addShutdownHook(() => heartbeatOutage.stop());
+        probeTypes.add(
+          createHeartbeatProbeType({
+            store: heartbeats,
+            deafSpans: heartbeatOutage.deafSpans,
+          }),
+        );
         await fixDemoPingTokens(config, heartbeats, logger);
         await scheduleHeartbeatPruning({
           scheduler,
@@ -405,6 +422,7 @@ export const healthcheckPlugin = createBackendPlugin({
           store,
           history,
           heartbeats,
+          heartbeatOutage,
           maintenanceStore,
           maintenance,
           rollups,

@@ -67,6 +67,25 @@ describe.each(databases.eachSupportedId())(
       });
     });
 
+    it('never moves a signal back: a ping written late, older than the one kept, changes nothing', async () => {
+      const { store } = await createStore();
+      await store.issueTokens('export', ['s1'], 0);
+      await store.recordPing('s1', 'start', 4_000, undefined);
+      await store.recordPing('s1', 'success', 6_000, 'second run');
+      await store.recordPing('s1', 'fail', 3_000, 'first try');
+      // Written once the database came back, each at the time it came.
+      await store.recordPing('s1', 'success', 2_000, 'first run');
+      await store.recordPing('s1', 'start', 1_000, undefined);
+      await store.recordPing('s1', 'fail', 2_500, 'older');
+      expect(await store.read('s1')).toMatchObject({
+        lastStartAt: 4_000,
+        lastPingAt: 6_000,
+        lastFailAt: 3_000,
+        lastDurationMs: 2_000,
+        lastMessage: 'second run',
+      });
+    });
+
     it('prunes the rows of slices gone from the slice table, and keeps the rest', async () => {
       const { knex, store } = await createStore();
       await store.issueTokens('export', ['kept', 'tombstone', 'gone'], 0);

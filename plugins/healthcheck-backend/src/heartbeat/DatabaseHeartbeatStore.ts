@@ -151,7 +151,9 @@ export class DatabaseHeartbeatStore {
   /**
    * Records one signal in one statement, so two instances taking pings of
    * one slice never lose one. A success measures its run from a start sent
-   * after the previous success or failure.
+   * after the previous success or failure. A signal older than the one of
+   * its kind already kept changes nothing: a ping written late (kept in
+   * memory while the database was away) never moves a slice's signals back.
    */
   async recordPing(
     sliceId: string,
@@ -160,11 +162,27 @@ export class DatabaseHeartbeatStore {
     message: string | undefined,
   ): Promise<void> {
     const db = this.#db;
-    const rows = db(TABLE).where({ slice_id: sliceId });
+    const column = {
+      start: 'last_start_at',
+      fail: 'last_fail_at',
+      success: 'last_ping_at',
+    }[kind];
+    const rows = db(TABLE)
+      .where({ slice_id: sliceId })
+      .andWhere(newer => newer.whereNull(column).orWhere(column, '<', at));
+    // The message is the newest signal's, success or failure.
+    const newestMessage = (other: string) =>
+      db.raw(
+        `CASE WHEN ${other} IS NULL OR ${other} <= ? THEN ? ELSE last_message END`,
+        [at, message ?? null],
+      );
     if (kind === 'start') {
       await rows.update({ last_start_at: at });
     } else if (kind === 'fail') {
-      await rows.update({ last_fail_at: at, last_message: message ?? null });
+      await rows.update({
+        last_fail_at: at,
+        last_message: newestMessage('last_ping_at'),
+      });
     } else {
       await rows.update({
         last_duration_ms: db.raw(
@@ -175,7 +193,7 @@ export class DatabaseHeartbeatStore {
           [at],
         ),
         last_ping_at: at,
-        last_message: message ?? null,
+        last_message: newestMessage('last_fail_at'),
       });
     }
   }

@@ -3,7 +3,13 @@ import type {
   HttpAuthService,
   LoggerService,
 } from '@backstage/backend-plugin-api';
-import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
+import {
+  ConflictError,
+  InputError,
+  NotFoundError,
+  ServiceUnavailableError,
+  stringifyError,
+} from '@backstage/errors';
 import {
   healthcheckCheckUpdatePermission,
   heartbeatTimingOf,
@@ -13,6 +19,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import express from 'express';
 import Router from 'express-promise-router';
+import { LRUCache } from 'lru-cache';
 import type { RunNowStarted } from '../runs/TickRunner';
 import type { DesiredSlice } from '../model';
 import type { CheckReader } from '../service/checkReader';
@@ -22,15 +29,23 @@ import type {
   DatabaseHeartbeatStore,
   PingKind,
 } from './DatabaseHeartbeatStore';
+import type { DeafSpans } from './DeafSpans';
 import { heartbeatDeadline } from './heartbeatDeadline';
+import type { JournaledPing, PingJournal } from './PingJournal';
 import { hashPingToken, isPingTokenShaped } from './pingTokens';
-import type { PingRateLimiter } from './PingRateLimiter';
+import {
+  MAX_RATE_LIMITED_TOKENS,
+  type PingRateLimiter,
+} from './PingRateLimiter';
 
 /** The largest ping body kept as the run's message. */
 export const MAX_PING_BODY_BYTES = 10 * 1024;
 
 /** The paths that take pings, which carry no Backstage credentials. */
 export const PING_PATH = '/v1/ping';
+
+/** What a job pinging while the database is away, unknown here, is told. */
+const PING_RETRY_AFTER_SECONDS = 5;
 
 const PING_KINDS: Record<string, PingKind> = {
   '': 'success',
@@ -54,6 +69,13 @@ export interface HeartbeatRouterOptions {
   ) => Promise<Pick<RunNowStarted, 'joined' | 'done'>>;
   /** Removes secret values from a ping's body before it is kept. */
   redact: (text: string) => string;
+  /**
+   * Where pings go while the database cannot take them; without it such a
+   * ping fails.
+   */
+  pings?: PingJournal;
+  /** Told when the database fails and answers; moves the deadlines shown. */
+  deafSpans?: Pick<DeafSpans, 'deaf' | 'heard' | 'spans'>;
   /** The plugin's external base URL, for the ping URLs. */
   baseUrl: () => Promise<string>;
   now?: () => number;
@@ -68,23 +90,136 @@ export interface HeartbeatRouterOptions {
 export function createHeartbeatRouter(
   options: HeartbeatRouterOptions,
 ): express.Router {
-  const { store, limiter, logger } = options;
+  const { store, limiter, logger, pings, deafSpans } = options;
   const now = options.now ?? Date.now;
   const router = Router();
+  // The slices of tokens pinged here, to take their pings while the
+  // database cannot say; bounded like the rate limiter's counts.
+  const knownTokens = new LRUCache<string, PingedSlice>({
+    max: MAX_RATE_LIMITED_TOKENS,
+  });
+
+  /**
+   * The slice a token pings. While the database cannot be read (and pings
+   * are journaled), the slice this instance last found for it, marked
+   * `away`; a 503 to retry when it has seen none.
+   */
+  const sliceOfToken = async (
+    tokenHash: string,
+    res: express.Response,
+  ): Promise<{ found?: PingedSlice; away: boolean }> => {
+    try {
+      const found = await store.findByTokenHash(tokenHash);
+      deafSpans?.heard(now());
+      if (found) {
+        knownTokens.set(tokenHash, found);
+      } else {
+        knownTokens.delete(tokenHash);
+      }
+      return { found, away: false };
+    } catch (error) {
+      deafSpans?.deaf(now());
+      const known = pings && knownTokens.get(tokenHash);
+      if (!known) {
+        res.setHeader('Retry-After', String(PING_RETRY_AFTER_SECONDS));
+        throw new ServiceUnavailableError(
+          'The database cannot be reached, and this instance has not seen this ping URL yet; try again',
+          error,
+        );
+      }
+      return { found: known, away: true };
+    }
+  };
+
+  /**
+   * Records the run of a ping's slice, through its claim as every run; a
+   * ping whose run cannot be recorded now is still kept, and the slice's
+   * next tick reads it.
+   */
+  const runAfterPing = async (found: PingedSlice, at: number) => {
+    try {
+      const slice = (await options.readRunningOfCheck(found.checkId)).find(
+        s => s.id === found.sliceId,
+      );
+      if (!slice) {
+        logger.info(
+          `Ping of ${found.sliceId} kept; the slice is not running (paused or removed)`,
+        );
+        return;
+      }
+      const run = await options.runNow(slice, at);
+      if (run.joined) {
+        // A run under way may have read the signals before this ping:
+        // one more after it, so the ping shows now, not at the next tick.
+        run.done
+          .then(() => options.runNow(slice, now()))
+          .catch(error =>
+            logger.warn(`Run after a ping of ${slice.id} failed`, error),
+          );
+      }
+    } catch (error) {
+      logger.warn(
+        `Ping of ${
+          found.sliceId
+        } kept; its run waits for the slice's next tick: ${stringifyError(
+          error,
+        )}`,
+      );
+    }
+  };
+
+  // Pings taken while the database was away have their runs once written.
+  pings?.onWritten(written => {
+    const bySlice = new Map<string, JournaledPing>();
+    for (const ping of written) {
+      if (ping.kind !== 'start') {
+        bySlice.set(ping.sliceId, ping);
+      }
+    }
+    for (const ping of bySlice.values()) {
+      void runAfterPing(ping, now());
+    }
+  });
   const readBody = express.text({
     type: () => true,
     limit: MAX_PING_BODY_BYTES,
   });
+
+  /**
+   * Whether the database took the ping (it is then journaled); without a
+   * journal, its failure.
+   */
+  const storePing = async (
+    found: PingedSlice,
+    kind: PingKind,
+    at: number,
+    message: string | undefined,
+  ): Promise<boolean> => {
+    try {
+      await store.recordPing(found.sliceId, kind, at, message);
+      deafSpans?.heard(now());
+      if (pings?.size) {
+        void pings.flush();
+      }
+      return true;
+    } catch (error) {
+      deafSpans?.deaf(now());
+      if (!pings) {
+        throw error;
+      }
+      return false;
+    }
+  };
 
   const ping = async (req: express.Request, res: express.Response) => {
     const kind = PING_KINDS[req.params.kind ?? ''];
     const token = req.params.token;
     // Every text is hashed and looked up alike, found or not.
     const tokenHash = hashPingToken(token);
-    const found =
+    const { found, away } =
       kind && isPingTokenShaped(token)
-        ? await store.findByTokenHash(tokenHash)
-        : undefined;
+        ? await sliceOfToken(tokenHash, res)
+        : { found: undefined, away: false };
     if (!found) {
       throw new NotFoundError('No heartbeat has this ping URL');
     }
@@ -109,29 +244,25 @@ export function createHeartbeatRouter(
     const text = typeof req.body === 'string' ? req.body.trim() : '';
     const message = text ? options.redact(text) : undefined;
     const at = now();
-    await store.recordPing(found.sliceId, kind, at, message);
+    const stored = !away && (await storePing(found, kind, at, message));
+    if (!stored && pings) {
+      // Kept in memory with the time it came, written when the database
+      // answers; its run follows then.
+      pings.keep({
+        sliceId: found.sliceId,
+        checkId: found.checkId,
+        scheduledAt: at,
+        kind,
+        tokenHash,
+        message,
+      });
+      res.status(202).json({ ok: true, signal: kind, journaled: true });
+      return;
+    }
     if (kind !== 'start') {
       // The run is recorded where every run is, by the slice's claim, so
       // one ping is one run whichever instance took it.
-      const slice = (await options.readRunningOfCheck(found.checkId)).find(
-        s => s.id === found.sliceId,
-      );
-      if (slice) {
-        const run = await options.runNow(slice, at);
-        if (run.joined) {
-          // A run under way may have read the signals before this ping:
-          // one more after it, so the ping shows now, not at the next tick.
-          run.done
-            .then(() => options.runNow(slice, now()))
-            .catch(error =>
-              logger.warn(`Run after a ping of ${slice.id} failed`, error),
-            );
-        }
-      } else {
-        logger.info(
-          `Ping of ${found.sliceId} kept; the slice is not running (paused or removed)`,
-        );
-      }
+      await runAfterPing(found, at);
     }
     res.status(200).json({ ok: true, signal: kind });
   };
@@ -141,6 +272,12 @@ export function createHeartbeatRouter(
   const managed = createManagementRoutes(options, now);
   router.use(managed);
   return router;
+}
+
+/** The slice a ping token pings. */
+interface PingedSlice {
+  sliceId: string;
+  checkId: string;
 }
 
 function createManagementRoutes(
@@ -176,6 +313,7 @@ function createManagementRoutes(
       const deadline = heartbeatDeadline(
         timing,
         slice.lastPingAt ?? slice.armedAt,
+        options.deafSpans?.spans(now()),
       );
       return {
         sliceId: slice.sliceId,

@@ -8,17 +8,13 @@ import {
   encodeSliceId,
   RESOURCE_TYPE_HEALTHCHECK_CHECK,
 } from '@vigil/plugin-healthcheck-common';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { stringify } from 'yaml';
-import {
-  PortalBackend,
-  startPortalBackend,
-} from '../__testUtils__/startPortalBackend';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { waitFor } from '../__testUtils__/waitFor';
+import {
+  HeartbeatPortal,
+  startHeartbeatPortal,
+} from './__testUtils__/heartbeatPortal';
 import {
   createHealthcheckCheckConditionalDecision,
   healthcheckCheckConditions,
@@ -60,103 +56,50 @@ const policy: PermissionPolicy = {
   },
 };
 
-const catalog = [
-  {
-    apiVersion: 'backstage.io/v1alpha1',
-    kind: 'Group',
-    metadata: { name: 'team-a' },
-    spec: { type: 'team', children: [] },
+const HEARTBEAT_CHECK = {
+  name: 'analytics-export',
+  spec: {
+    period: '3s',
+    grace: '1s',
+    conditions: ['[RESPONSE_TIME] < 5000'],
+    thresholds: { failure: 1, success: 1 },
   },
-  {
-    apiVersion: 'backstage.io/v1alpha1',
-    kind: 'System',
-    metadata: {
-      name: 'analytics',
-      annotations: { 'vigil.dev/environments': 'production' },
-    },
-    spec: { owner: 'group:default/team-a' },
-  },
-  {
-    apiVersion: 'vigil.dev/v1alpha1',
-    kind: 'HealthCheck',
-    metadata: { name: 'analytics-export' },
-    spec: {
-      type: 'heartbeat',
-      period: '3s',
-      grace: '1s',
-      conditions: ['[RESPONSE_TIME] < 5000'],
-      thresholds: { failure: 1, success: 1 },
-      systems: ['analytics'],
-      owner: 'group:default/team-a',
-    },
-  },
-];
+};
 
 const databases = TestDatabases.create({ ids: requiredTestDatabases() });
 
 describe.each(databases.eachSupportedId())(
   'a heartbeat check on a real backend, on %p',
   databaseId => {
-    let portal: PortalBackend;
-    let catalogDir: string;
+    let heartbeat: HeartbeatPortal;
     let token: string;
 
-    const api = () => request(portal.server);
-    const slice = async () =>
-      (
-        await api()
-          .get(`/api/healthcheck/v1/slices/${encodeURIComponent(SLICE_ID)}`)
-          .set('Authorization', as(bob))
-      ).body;
-    const issueTokens = (user: string) =>
-      api()
-        .post(
-          `/api/healthcheck/v1/checks/${encodeURIComponent(
-            CHECK_ID,
-          )}/heartbeat/tokens`,
-        )
-        .set('Authorization', as(user));
-    /** Pinged without any Backstage credentials: the token is enough. */
-    const ping = (path: string) =>
-      api().post(`/api/healthcheck/v1/ping/${path}`);
+    const api = () => request(heartbeat.portal.server);
+    const slice = () => heartbeat.slice(bob);
+    const issueTokens = (user: string) => heartbeat.issueTokens(user);
+    const ping = (path: string) => heartbeat.ping(path);
 
     beforeAll(async () => {
-      catalogDir = mkdtempSync(join(tmpdir(), 'vigil-heartbeats-'));
-      const catalogFile = join(catalogDir, 'catalog.yaml');
-      writeFileSync(catalogFile, catalog.map(e => stringify(e)).join('---\n'));
-      portal = await startPortalBackend({
-        catalogFile,
+      heartbeat = await startHeartbeatPortal({
         databases,
         databaseId,
+        check: HEARTBEAT_CHECK,
         policy,
         memberships: { [alice]: ['group:default/team-a'] },
-        config: {
-          healthcheck: {
-            minimumInterval: '1s',
-            reconcile: { catalogPollInterval: '1s', catalogPollBudget: 1 },
-            rollup: { window: '200ms' },
-            scheduler: { refreshInterval: '500ms' },
-            heartbeats: { pingsPerMinute: PINGS_PER_MINUTE },
-            secrets: {
-              WAREHOUSE_PASSWORD: {
-                value: WAREHOUSE_PASSWORD,
-                allowedOrigins: ['https://warehouse.example.com'],
-              },
+        healthcheck: {
+          heartbeats: { pingsPerMinute: PINGS_PER_MINUTE },
+          secrets: {
+            WAREHOUSE_PASSWORD: {
+              value: WAREHOUSE_PASSWORD,
+              allowedOrigins: ['https://warehouse.example.com'],
             },
           },
         },
       });
-      // Until it has a ping URL the slice fails, saying how to make one.
-      await waitFor(
-        'the heartbeat slice to run',
-        slice,
-        s => s.status === 'unhealthy',
-      );
     });
 
     afterAll(async () => {
-      await portal?.stop();
-      rmSync(catalogDir, { recursive: true, force: true });
+      await heartbeat?.stop();
     });
 
     it('gives ping URLs to those who may update the check, once', async () => {

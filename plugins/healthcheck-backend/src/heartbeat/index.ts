@@ -1,4 +1,6 @@
 export { DatabaseHeartbeatStore } from './DatabaseHeartbeatStore';
+export { createHeartbeatOutage } from './heartbeatOutage';
+export type { HeartbeatOutage } from './heartbeatOutage';
 export { createHeartbeatProbeType } from './heartbeatProbeType';
 export { createHeartbeatRouter, PING_PATH } from './heartbeatRouter';
 export { PingRateLimiter } from './PingRateLimiter';

@@ -1,6 +1,8 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { stringifyError } from '@backstage/errors';
 import type { RederiveHealth } from '../sweep';
+import { lastFlush } from './lastFlush';
+import { RetryTimer } from './RetryTimer';
 import type { OutageJournal } from './OutageJournal';
 import type { ClaimStore, RunRecord, TickKey } from '../model';
 
@@ -40,9 +42,6 @@ const AWAY_LOG_EVERY_MS = 60_000;
 /** A write that fails while claims succeed is logged at most this often. */
 const FAILURE_LOG_EVERY_MS = 30_000;
 
-/** How long stop() tries to write what the journal holds. */
-const STOP_FLUSH_TIMEOUT_MS = 5_000;
-
 /**
  * The way run results reach the database, and what keeps probing when it
  * cannot be reached.
@@ -76,7 +75,6 @@ export class OutageMode {
   #onDatabaseBack?: () => void;
   readonly #logger: LoggerService;
   readonly #now: () => number;
-  readonly #retryMs: number;
   readonly #batchSize: number;
   readonly #writeSpacingMs: number;
   /** When the last write of results started. */
@@ -89,7 +87,7 @@ export class OutageMode {
   readonly #systems = new Set<string>();
   /** When this instance last found the database away; unset while it answers. */
   #awaySince: number | undefined;
-  #retry: NodeJS.Timeout | undefined;
+  readonly #retry: RetryTimer;
   /** A claim succeeded since the last write of the journal failed. */
   #answeredSinceFailure = false;
   /** When going away was last logged. */
@@ -121,7 +119,10 @@ export class OutageMode {
     this.#logger = deps.logger;
     const clock = deps.clock ?? Date;
     this.#now = () => clock.now();
-    this.#retryMs = deps.retryMs ?? DEFAULT_RETRY_MS;
+    this.#retry = new RetryTimer(
+      deps.retryMs ?? DEFAULT_RETRY_MS,
+      () => void this.flush(),
+    );
     this.#batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
     this.#writeSpacingMs = deps.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS;
   }
@@ -187,7 +188,7 @@ export class OutageMode {
     if (this.#awaySince === undefined) {
       this.#writeSoon();
     } else {
-      this.#armRetry();
+      this.#retry.arm();
     }
   }
 
@@ -290,28 +291,15 @@ export class OutageMode {
   /** Stops retrying, after one last bounded attempt to write the journal. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#retry);
-    this.#retry = undefined;
+    this.#retry.stop();
     clearTimeout(this.#spacedWrite);
     this.#spacedWrite = undefined;
-    if (this.#journal.size === 0) {
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.flush(),
-      new Promise(resolve => {
-        timer = setTimeout(resolve, STOP_FLUSH_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (this.#journal.size > 0) {
-      this.#logger.warn(
-        `Stopped with ${
-          this.#journal.size
-        } run(s) the database never took; they are lost`,
-      );
-    }
+    await lastFlush({
+      journal: this.#journal,
+      flush: () => this.flush(),
+      logger: this.#logger,
+      what: 'run(s)',
+    });
   }
 
   #wentAway(error: unknown): void {
@@ -348,18 +336,7 @@ export class OutageMode {
       );
     }
     this.#answeredSinceFailure = false;
-    this.#armRetry();
-  }
-
-  #armRetry(): void {
-    if (this.#retry !== undefined || this.#stopped) {
-      return;
-    }
-    this.#retry = setTimeout(() => {
-      this.#retry = undefined;
-      void this.flush();
-    }, this.#retryMs);
-    this.#retry.unref?.();
+    this.#retry.arm();
   }
 }
 

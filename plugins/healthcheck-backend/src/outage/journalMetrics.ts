@@ -26,17 +26,36 @@ export const noopJournalMetrics: JournalMetrics = {
   observeSize() {},
 };
 
+/**
+ * The names a journal reports under: the run journal's by default.
+ * @internal
+ */
+export interface JournalMetricNames {
+  entries: string;
+  size: string;
+  /** What the journal holds, for the descriptions: `Run results`. */
+  what: string;
+}
+
+const RUN_JOURNAL_METRICS: JournalMetricNames = {
+  entries: 'healthcheck.journal.entries',
+  size: 'healthcheck.journal.size',
+  what: 'Run results',
+};
+
 /** @internal */
-export function createJournalMetrics(metrics: MetricsService): JournalMetrics {
+export function createJournalMetrics(
+  metrics: MetricsService,
+  names: JournalMetricNames = RUN_JOURNAL_METRICS,
+): JournalMetrics {
   const entries = metrics.createCounter<{ event: JournalEvent }>(
-    'healthcheck.journal.entries',
+    names.entries,
     {
-      description:
-        'Run results at the outage journal, by event (journaled, duplicate, dropped over the bound, written)',
+      description: `${names.what} at the outage journal, by event (journaled, duplicate, dropped over the bound, written)`,
     },
   );
-  const size = metrics.createObservableGauge('healthcheck.journal.size', {
-    description: 'Run results waiting in the outage journal',
+  const size = metrics.createObservableGauge(names.size, {
+    description: `${names.what} waiting in the outage journal`,
   });
   return {
     addEntries: (count, event) => {

@@ -23,6 +23,7 @@ import type { DatabaseHealthcheckStore } from '../database/DatabaseHealthcheckSt
 import {
   createHeartbeatRouter,
   type DatabaseHeartbeatStore,
+  type HeartbeatOutage,
   PING_PATH,
   PingRateLimiter,
   readHeartbeatSettings,
@@ -70,6 +71,8 @@ export interface RouterOptions {
   store: DatabaseHealthcheckStore;
   history: HistoryStore;
   heartbeats: DatabaseHeartbeatStore;
+  /** Where pings go while the database is away; without it they fail. */
+  heartbeatOutage?: Pick<HeartbeatOutage, 'pings' | 'deafSpans'>;
   maintenanceStore: DatabaseMaintenanceStore;
   maintenance: MaintenanceCalendar;
   rollups: Pick<RollupService, 'getOrEmpty'>;
@@ -119,6 +122,7 @@ export async function createRouter(options: RouterOptions): Promise<{
     store,
     history,
     heartbeats,
+    heartbeatOutage,
     maintenanceStore,
     maintenance,
     rollups,
@@ -224,6 +228,8 @@ export async function createRouter(options: RouterOptions): Promise<{
     readRunningOfCheck,
     runNow,
     redact: text => secrets.redact(text),
+    pings: heartbeatOutage?.pings,
+    deafSpans: heartbeatOutage?.deafSpans,
     baseUrl: () => discovery.getExternalBaseUrl('healthcheck'),
   });
   return {
