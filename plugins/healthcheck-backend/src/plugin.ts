@@ -44,9 +44,16 @@ import { DatabaseStateStore } from './database/DatabaseStateStore';
 import { CachedSliceStates } from './runs/CachedSliceStates';
 import { registerCheckResourceType } from './permissions/registerCheckResourceType';
 import {
+  createOutboxMetrics,
+  DatabaseOutbox,
+  OutboxDispatcher,
+} from './outbox';
+import {
   createReconcileFollowUp,
   createRunFollowUp,
   EnvironmentTransitions,
+  handleSystemAnnouncements,
+  handleTransitionEffects,
   readRollupSettings,
   RollupConsumer,
   RollupService,
@@ -77,6 +84,7 @@ import {
 import { migratedClient } from './database/migrations';
 import {
   DatabaseSloAlertStore,
+  handleSloAlerts,
   loadCatalogObjectives,
   readSloAlertRules,
   scheduleSloAlerts,
@@ -232,6 +240,16 @@ export const healthcheckPlugin = createBackendPlugin({
           logger: logger.child({ component: 'read-model' }),
         });
         const rollupSettings = readRollupSettings(config);
+        // This instance's id among those sharing the database.
+        const membershipId = `${hostname()}-${randomUUID()}`;
+        // What people receive waits here until delivered, whichever
+        // instance delivers it.
+        const outbox = new OutboxDispatcher({
+          outbox: await DatabaseOutbox.create({ database }),
+          instanceId: membershipId,
+          logger: logger.child({ component: 'outbox' }),
+          metrics: createOutboxMetrics(metrics),
+        });
         const rollups = new RollupService({
           store: states,
           catalog,
@@ -239,9 +257,11 @@ export const healthcheckPlugin = createBackendPlugin({
           logger: logger.child({ component: 'rollup' }),
           events,
           signals,
+          outbox,
           liveKeyOf,
           readModel,
         });
+        handleSystemAnnouncements(outbox, rollups);
         const transitions = new EnvironmentTransitions({
           store: states,
           logger: logger.child({ component: 'transitions' }),
@@ -250,15 +270,16 @@ export const healthcheckPlugin = createBackendPlugin({
           rollups,
           notificationSettings: rollupSettings.notifications,
           notificationHold,
+          outbox,
         });
+        handleTransitionEffects(outbox, transitions);
+        handleSloAlerts(outbox, notifications);
         await scheduleHeldNotificationRelease({
           scheduler,
           logger: logger.child({ component: 'maintenance' }),
           hold: notificationHold,
           transitions,
         });
-        // This instance's id among those sharing the database.
-        const membershipId = `${hostname()}-${randomUUID()}`;
         const rollupConsumer = new RollupConsumer({
           store: states,
           rollups,
@@ -353,8 +374,15 @@ export const healthcheckPlugin = createBackendPlugin({
           onSlicesChanged: () => probing.engine.scheduler.refreshDesired(),
         });
         await catalogChanges.subscribe(events);
-        lifecycle.addStartupHook(() => probing.start());
+        lifecycle.addStartupHook(() => {
+          outbox.start();
+          return probing.start();
+        });
         lifecycle.addShutdownHook(async () => {
+          // Receivers shut down beside Vigil (the notifications router
+          // answers 503 from the first moment): what this instance writes
+          // while it drains waits in the outbox for the others.
+          await outbox.stop();
           catalogChanges.stop();
           await probing.stop();
           await rollupConsumer.stop();
@@ -407,7 +435,7 @@ export const healthcheckPlugin = createBackendPlugin({
             }),
           reader: sloReader,
           store: new DatabaseSloAlertStore(sloDatabase),
-          notifications,
+          outbox,
           rules: sloAlertRules,
         });
         const { router, authPolicies } = await createRouter({

@@ -29,6 +29,7 @@ import { OutageJournal, OutageMode } from '../../src/outage';
 import { DatabaseStateStore } from '../../src/database/DatabaseStateStore';
 import type { DesiredSlice } from '../../src/model';
 import { EnvironmentTransitions } from '../../src/rollup/EnvironmentTransitions';
+import { DatabaseOutbox, OutboxDispatcher } from '../../src/outbox';
 import { createRunFollowUp } from '../../src/rollup/runFollowUp';
 import type { DueTick } from '../../src/scheduler/types';
 import { quietLogger } from '../../src/tooling/quietLogger';
@@ -142,7 +143,16 @@ export class WriteBench {
     const logger = quietLogger('bench writes');
     this.#followUp = createRunFollowUp({
       store: this.#states,
-      transitions: new EnvironmentTransitions({ store: this.#states, logger }),
+      transitions: new EnvironmentTransitions({
+        store: this.#states,
+        logger,
+        // Written as in production; nobody delivers them here.
+        outbox: new OutboxDispatcher({
+          outbox: new DatabaseOutbox(knex),
+          instanceId: 'bench-writes',
+          logger,
+        }),
+      }),
       logger,
     });
   }

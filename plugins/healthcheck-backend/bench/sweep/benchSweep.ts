@@ -37,6 +37,7 @@ import {
 } from '../benchDatabases';
 import { computeRollup } from '../../src/rollup/computeRollup';
 import { EnvironmentTransitions } from '../../src/rollup/EnvironmentTransitions';
+import { DatabaseOutbox, OutboxDispatcher } from '../../src/outbox';
 import { liveKeysUnder } from '../../src/rollup/liveKeys';
 import { RollupService } from '../../src/rollup/RollupService';
 import { quietLogger } from '../../src/tooling/quietLogger';
@@ -244,7 +245,16 @@ async function benchOne(
     logger,
     liveKeyOf: liveKeysUnder(Buffer.alloc(32)),
   });
-  const transitions = new EnvironmentTransitions({ store, logger });
+  const transitions = new EnvironmentTransitions({
+    store,
+    logger,
+    // Written as in production; nobody delivers them here.
+    outbox: new OutboxDispatcher({
+      outbox: new DatabaseOutbox(knex),
+      instanceId: 'sweep-bench',
+      logger,
+    }),
+  });
   const sweep = new HealthSweep({
     store,
     transitions,

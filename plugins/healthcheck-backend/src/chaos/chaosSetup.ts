@@ -80,29 +80,39 @@ export function readNotifications(
   outputDir: string,
   instances: readonly string[],
 ): SentNotification[] {
-  return instances.flatMap(name => {
-    const file = notificationsFileOf(outputDir, name);
-    if (!existsSync(file)) {
-      return [];
-    }
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map(line => JSON.parse(line) as RecordedNotification)
-      .map(sent => {
-        // scope: healthcheck:system:default/<name>:<environment>
-        const scope = sent.scope ?? '';
-        const systemRef = scope.slice(
-          'healthcheck:'.length,
-          scope.lastIndexOf(':'),
-        );
-        return {
-          at: sent.at,
-          system: systemRef.slice(systemRef.indexOf('/') + 1),
-          environment: scope.slice(scope.lastIndexOf(':') + 1),
-          kind: / recovered$/.test(sent.title) ? 'recovered' : 'unhealthy',
-          instance: sent.instance,
-        };
-      });
-  });
+  // What the owner sees: deliveries repeated in one scope (after a lost
+  // lease or a failed answer) update one notification.
+  const seen = new Set<string>();
+  return instances
+    .flatMap(name => {
+      const file = notificationsFileOf(outputDir, name);
+      if (!existsSync(file)) {
+        return [];
+      }
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map(line => JSON.parse(line) as RecordedNotification);
+    })
+    .sort((a, b) => a.at - b.at)
+    .filter(sent => {
+      const key = `${sent.entityRef} ${sent.scope}`;
+      if (seen.has(key)) {
+        return false;
+      }
+      seen.add(key);
+      return true;
+    })
+    .map(sent => {
+      // scope: healthcheck:system:default/<name>:<environment>:<transition ms>
+      const scope = (sent.scope ?? '').split(':');
+      const systemRef = scope.slice(1, 3).join(':');
+      return {
+        at: sent.at,
+        system: systemRef.slice(systemRef.indexOf('/') + 1),
+        environment: scope[3] ?? '',
+        kind: / recovered$/.test(sent.title) ? 'recovered' : 'unhealthy',
+        instance: sent.instance,
+      };
+    });
 }

@@ -325,32 +325,47 @@ export class DatabaseStateStore {
    * it still has `from`: of several instances that see the same change, one
    * wins and tells the others' work apart from a real transition.
    */
-  async transitionEnvironment(change: {
-    systemRef: string;
-    environment: string;
-    from: HealthStatus | undefined;
-    to: HealthStatus;
-    at: number;
-  }): Promise<boolean> {
+  async transitionEnvironment(
+    change: {
+      systemRef: string;
+      environment: string;
+      from: HealthStatus | undefined;
+      to: HealthStatus;
+      at: number;
+    },
+    /**
+     * Runs in the transaction of a move that won: what the move calls for
+     * (its notifications, its event) exists exactly when the move does.
+     */
+    alongside?: (tx: Knex.Transaction) => Promise<void>,
+  ): Promise<boolean> {
     const systemRef = change.systemRef.toLowerCase();
-    if (change.from === undefined) {
-      const result = await this.#db.raw(
-        `INSERT INTO healthcheck_environment_states (system_ref, environment, status, since)
-         VALUES (?, ?, ?, ?)
-         ON CONFLICT (system_ref, environment) DO NOTHING
-         RETURNING system_ref`,
-        [systemRef, change.environment, change.to, Math.round(change.at)],
-      );
-      return rowsOf(result).length === 1;
-    }
-    const updated = await this.#db('healthcheck_environment_states')
-      .where({
-        system_ref: systemRef,
-        environment: change.environment,
-        status: change.from,
-      })
-      .update({ status: change.to, since: Math.round(change.at) });
-    return updated === 1;
+    return await this.#db.transaction(async tx => {
+      let won: boolean;
+      if (change.from === undefined) {
+        const result = await tx.raw(
+          `INSERT INTO healthcheck_environment_states (system_ref, environment, status, since)
+           VALUES (?, ?, ?, ?)
+           ON CONFLICT (system_ref, environment) DO NOTHING
+           RETURNING system_ref`,
+          [systemRef, change.environment, change.to, Math.round(change.at)],
+        );
+        won = rowsOf(result).length === 1;
+      } else {
+        const updated = await tx('healthcheck_environment_states')
+          .where({
+            system_ref: systemRef,
+            environment: change.environment,
+            status: change.from,
+          })
+          .update({ status: change.to, since: Math.round(change.at) });
+        won = updated === 1;
+      }
+      if (won) {
+        await alongside?.(tx);
+      }
+      return won;
+    });
   }
 
   /** Forgets environments a system no longer has. */
@@ -496,6 +511,15 @@ export class DatabaseStateStore {
   async writeRollup(
     rollup: SystemRollup,
     computedAt: number,
+    /**
+     * Runs in the transaction of a write that stores, with the rollup
+     * stored before: what a status change calls for exists exactly when
+     * the change does.
+     */
+    alongside?: (
+      tx: Knex.Transaction,
+      previous: SystemRollup | undefined,
+    ) => Promise<void>,
   ): Promise<{ stored: boolean; previous?: SystemRollup }> {
     return await this.#db.transaction(async tx => {
       const systemRef = rollup.systemRef.toLowerCase();
@@ -520,10 +544,9 @@ export class DatabaseStateStore {
         .insert(row)
         .onConflict('system_ref')
         .merge();
-      return {
-        stored: true,
-        previous: existing ? JSON.parse(existing.rollup) : undefined,
-      };
+      const previous = existing ? JSON.parse(existing.rollup) : undefined;
+      await alongside?.(tx, previous);
+      return { stored: true, previous };
     });
   }
 

@@ -252,8 +252,12 @@ export class DatabaseMaintenanceStore {
   }
 
   /** Forgets a hold: its notification was sent, or is no longer owed. */
-  async dropHeld(systemRef: string, environment: string): Promise<boolean> {
-    const deleted = await this.#db(HELD_TABLE)
+  async dropHeld(
+    systemRef: string,
+    environment: string,
+    tx?: Knex.Transaction,
+  ): Promise<boolean> {
+    const deleted = await (tx ?? this.#db)(HELD_TABLE)
       .where({ system_ref: systemRef.toLowerCase(), environment })
       .delete();
     return deleted > 0;

@@ -64,8 +64,11 @@ export class MaintenanceNotificationHold implements NotificationHold {
     const responsible = slices.filter(slice =>
       event.slices.some(s => s.sliceId === slice.sliceId),
     );
+    // Judged at the transition, not at delivery: a notification delivered
+    // late (its receiver was down) is held as it would have been on time.
     const ends = await this.#maintenanceEnds(
       responsible.length > 0 ? responsible : slices,
+      Date.parse(event.at),
     );
     if (ends === undefined) {
       // Told now; a failure held before is told with it.
@@ -83,10 +86,13 @@ export class MaintenanceNotificationHold implements NotificationHold {
 
   /**
    * Tells what the holds that fell due have to tell (see
-   * `EnvironmentTransitions.notifyAfterHold`); returns how many were told.
+   * `EnvironmentTransitions.releaseHeld`): each hold is dropped in the
+   * transaction that writes its notification to the outbox, so neither
+   * happens without the other; the delivery holds it anew while another
+   * window goes on. Returns how many notifications were written.
    */
   async releaseDue(
-    transitions: Pick<EnvironmentTransitions, 'notifyAfterHold'>,
+    transitions: Pick<EnvironmentTransitions, 'releaseHeld'>,
     logger: LoggerService,
   ): Promise<number> {
     let told = 0;
@@ -95,13 +101,15 @@ export class MaintenanceNotificationHold implements NotificationHold {
       RELEASES_PER_ROUND,
     )) {
       try {
-        // Dropped first: if maintenance goes on, notifyAfterHold holds anew.
-        await this.#store.dropHeld(held.systemRef, held.environment);
-        const event = await transitions.notifyAfterHold({
-          systemRef: held.systemRef,
-          environment: held.environment,
-          from: held.fromStatus as HealthStatus,
-        });
+        // If maintenance goes on, the notification's delivery holds anew.
+        const event = await transitions.releaseHeld(
+          {
+            systemRef: held.systemRef,
+            environment: held.environment,
+            from: held.fromStatus as HealthStatus,
+          },
+          tx => this.#store.dropHeld(held.systemRef, held.environment, tx),
+        );
         if (event) told += 1;
       } catch (error) {
         logger.warn(
@@ -119,11 +127,12 @@ export class MaintenanceNotificationHold implements NotificationHold {
    */
   async #maintenanceEnds(
     slices: readonly EnvironmentSlice[],
+    at: number,
   ): Promise<number | undefined> {
     if (slices.length === 0) {
       return undefined;
     }
-    const now = this.#now();
+    const now = Number.isNaN(at) ? this.#now() : at;
     let latest = now;
     for (const slice of slices) {
       const active = windowsActiveAt(await this.#calendar.covering(slice), now);

@@ -42,7 +42,7 @@ export async function scheduleHeldNotificationRelease(options: {
   scheduler: SchedulerService;
   logger: LoggerService;
   hold: Pick<MaintenanceNotificationHold, 'releaseDue'>;
-  transitions: Pick<EnvironmentTransitions, 'notifyAfterHold'>;
+  transitions: Pick<EnvironmentTransitions, 'releaseHeld'>;
 }): Promise<void> {
   const { scheduler, logger, hold, transitions } = options;
   await scheduler.scheduleTask({

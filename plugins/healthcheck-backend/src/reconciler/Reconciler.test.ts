@@ -8,7 +8,6 @@ import knexFactory, { Knex } from 'knex';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseSliceStore } from '../database/DatabaseSliceStore';
-import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { FakeClock } from '../scheduler/__testUtils__/FakeClock';
 import { SliceScheduler } from '../scheduler';
 import { healthTestbed } from '../rollup/__testUtils__/healthTestbed';
@@ -320,7 +319,7 @@ describe('Reconciler', () => {
     'updates the health of a system whose environment a full pass removes, on %p',
     async databaseId => {
       const { knex, catalog, live, reconcilerWith } = await setup(databaseId);
-      const states = new DatabaseStateStore(knex);
+      const states = testbed.storeOn(knex);
       const health = testbed.instance(states, catalog.catalog, 'a');
       // As the plugin wires it.
       const reconciler = reconcilerWith({
@@ -670,7 +669,7 @@ describe('Reconciler', () => {
     async databaseId => {
       const { knex, reconciler, slices, catalog } = await setup(databaseId);
       await reconciler.reconcileAll();
-      const states = new DatabaseStateStore(knex);
+      const states = testbed.storeOn(knex);
       const rowsOf = async (system: string) =>
         matrixOf(await states.readSystemSlices(`system:default/${system}`))
           .checks;

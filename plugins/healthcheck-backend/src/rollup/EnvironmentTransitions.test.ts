@@ -66,6 +66,12 @@ describe('EnvironmentTransitions', () => {
     const transitions = new EnvironmentTransitions({
       store,
       logger: mockServices.logger.mock(),
+      // The store above runs no transaction, so there is nothing to write in.
+      outbox: {
+        write: async () => {},
+        transaction: async work => work({} as any),
+        wake() {},
+      },
     });
 
     const made = transitions.check(

@@ -1,11 +1,13 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { EventsService } from '@backstage/plugin-events-node';
+import type { Knex } from 'knex';
 import pLimit from 'p-limit';
 import { NotificationService } from '@backstage/plugin-notifications-node';
 import {
   ENVIRONMENT_CHANGED_TOPIC,
   EnvironmentChangedEvent,
   HealthStatus,
+  RollupReason,
 } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import {
@@ -16,6 +18,7 @@ import {
 import { computeRollup, environmentVerdict } from './computeRollup';
 import type { RollupService } from './RollupService';
 import type { EnvironmentSlice } from '../model';
+import type { OutboxDispatcher, OutboxWriter } from '../outbox';
 
 /**
  * Systems checked at once. Each system's environments take a few round
@@ -28,6 +31,34 @@ const SYSTEMS_AT_ONCE = 4;
 
 /** Compare-and-set rounds an environment's move takes before leaving it to the sweep. */
 const MOVE_ATTEMPTS = 3;
+
+/**
+ * The outbox kinds of an environment's transition: the owner's
+ * notification, and the `healthcheck.environment.changed` event.
+ * @internal
+ */
+export const ENVIRONMENT_NOTIFICATION_KIND = 'environment-notification';
+/** @internal */
+export const ENVIRONMENT_CHANGED_KIND = 'environment-changed';
+
+/**
+ * What an environment notification's outbox entry holds: the transition,
+ * and the reasons as they were when it was made.
+ * @internal
+ */
+export interface EnvironmentNotificationEntry {
+  event: EnvironmentChangedEvent;
+  reasons: RollupReason[];
+}
+
+/**
+ * Whether a transition can call for a notification (or end a held one):
+ * into or out of `unhealthy`; first runs, degradations and pauses notify
+ * nobody and stay out of the outbox.
+ */
+function mayNotify(from: HealthStatus, to: HealthStatus): boolean {
+  return from === 'unhealthy' || to === 'unhealthy';
+}
 
 /**
  * What may hold an environment's notification back (maintenance): `true`
@@ -45,8 +76,11 @@ export interface NotificationHold {
  * Turns slice state changes into environment transitions: recomputes the
  * status of each affected environment from durable state, moves the stored
  * status with a compare-and-set (so of several instances that see one
- * change, one publishes it), publishes `healthcheck.environment.changed`,
- * and sends the owner's notification. Never the rollup's job.
+ * change, one publishes it) and, in the same transaction, writes what the
+ * move calls for to the outbox: the `healthcheck.environment.changed`
+ * event and the owner's notification, delivered from there (see
+ * {@link EnvironmentTransitions.deliverNotification}) until accepted, by
+ * whichever instance is alive. Never the rollup's job.
  * @internal
  */
 export class EnvironmentTransitions {
@@ -57,6 +91,7 @@ export class EnvironmentTransitions {
   readonly #rollups?: RollupService;
   readonly #settings?: NotificationSettings;
   readonly #hold?: NotificationHold;
+  readonly #outbox: OutboxWriter;
   readonly #now: () => number;
 
   constructor(options: {
@@ -72,6 +107,8 @@ export class EnvironmentTransitions {
     notificationSettings?: NotificationSettings;
     /** Holds notifications back during maintenance; none without it. */
     notificationHold?: NotificationHold;
+    /** Where a transition's event and notification wait for delivery. */
+    outbox: OutboxWriter;
     now?: () => number;
   }) {
     this.#store = options.store;
@@ -81,6 +118,7 @@ export class EnvironmentTransitions {
     this.#rollups = options.rollups;
     this.#settings = options.notificationSettings;
     this.#hold = options.notificationHold;
+    this.#outbox = options.outbox;
     this.#now = options.now ?? Date.now;
   }
 
@@ -177,32 +215,35 @@ export class EnvironmentTransitions {
         return undefined;
       }
       const at = this.#now();
-      const won = await this.#store.transitionEnvironment({
+      const event: EnvironmentChangedEvent = {
         systemRef,
         environment,
-        from: before,
+        from: before ?? 'unknown',
         to: verdict.status,
-        at,
-      });
+        at: new Date(at).toISOString(),
+        slices: verdict.responsible.map(slice => ({
+          sliceId: slice.sliceId,
+          checkId: slice.checkId,
+          status: (slice.paused
+            ? 'paused'
+            : slice.state?.status ?? 'unknown') as HealthStatus,
+        })),
+      };
+      // A first verdict of `unknown` stores a row and tells nothing.
+      const effects =
+        event.from === event.to ? [] : this.#effectsOf(event, slices);
+      const won = await this.#store.transitionEnvironment(
+        { systemRef, environment, from: before, to: verdict.status, at },
+        tx => this.#outbox.write(effects, at, tx),
+      );
+      if (won && effects.length === 0) {
+        return undefined;
+      }
       if (won) {
-        const event: EnvironmentChangedEvent = {
-          systemRef,
-          environment,
-          from: before ?? 'unknown',
-          to: verdict.status,
-          at: new Date(at).toISOString(),
-          slices: verdict.responsible.map(slice => ({
-            sliceId: slice.sliceId,
-            checkId: slice.checkId,
-            status: (slice.paused
-              ? 'paused'
-              : slice.state?.status ?? 'unknown') as HealthStatus,
-          })),
-        };
-        if (event.from === event.to) {
-          return undefined;
-        }
-        await this.#tell(event, slices);
+        this.#logger.info(
+          `${systemRef} in ${environment}: ${event.from} -> ${event.to}`,
+        );
+        this.#outbox.wake();
         return event;
       }
       if (attempt === MOVE_ATTEMPTS) {
@@ -221,66 +262,117 @@ export class EnvironmentTransitions {
     }
   }
 
-  async #tell(event: EnvironmentChangedEvent, slices: EnvironmentSlice[]) {
-    this.#logger.info(
-      `${event.systemRef} in ${event.environment}: ${event.from} -> ${event.to}`,
-    );
-    // The owner is told first: publishing starts the rollup's window, and
-    // an instance that dies after that must not have left the owner untold
-    // (the stored status has moved; nobody would tell them again).
-    if (!(await this.#held(event, slices))) {
-      await this.#notify(event, slices);
-    }
-    try {
-      await this.#events?.publish({
-        topic: ENVIRONMENT_CHANGED_TOPIC,
-        eventPayload: event,
+  /** The outbox entries of a transition: its event, and its notification. */
+  #effectsOf(event: EnvironmentChangedEvent, slices: EnvironmentSlice[]) {
+    // JSON: unambiguous whatever the names hold.
+    const streamOf = (effect: string) =>
+      JSON.stringify([effect, event.systemRef, event.environment]);
+    const effects = [
+      {
+        stream: streamOf('environment-changed'),
+        kind: ENVIRONMENT_CHANGED_KIND,
+        payload: event,
+      },
+    ];
+    if (this.#notifications && mayNotify(event.from, event.to)) {
+      effects.push({
+        stream: streamOf('notification'),
+        kind: ENVIRONMENT_NOTIFICATION_KIND,
+        payload: {
+          event,
+          reasons: this.#reasonsOf(event, slices),
+        } satisfies EnvironmentNotificationEntry as any,
       });
-    } catch (error) {
-      this.#logger.warn(
-        `Could not publish the change of ${event.systemRef} in ${event.environment}`,
-        error as Error,
-      );
     }
+    return effects;
+  }
+
+  /** The environment's reasons, as its rollup would list them. */
+  #reasonsOf(
+    event: EnvironmentChangedEvent,
+    slices: EnvironmentSlice[],
+  ): RollupReason[] {
+    return computeRollup({
+      systemRef: event.systemRef,
+      slices,
+      environmentSince: new Map(),
+      upstream: [],
+      now: this.#now(),
+    }).reasons;
+  }
+
+  /** Publishes a transition's `healthcheck.environment.changed` event. */
+  async deliverChange(event: EnvironmentChangedEvent): Promise<void> {
+    await this.#events?.publish({
+      topic: ENVIRONMENT_CHANGED_TOPIC,
+      eventPayload: event,
+    });
   }
 
   /**
-   * Tells the owner, after maintenance held it back, how an environment is
-   * now, if that is not how it was before (`from`) and no maintenance
-   * holds it still; returns the transition told, if any.
+   * Tells the owner of a transition, unless maintenance holds it back; a
+   * failure throws, and the outbox delivers it again later.
    */
-  async notifyAfterHold(held: {
-    systemRef: string;
-    environment: string;
-    from: HealthStatus;
-  }): Promise<EnvironmentChangedEvent | undefined> {
+  async deliverNotification(
+    entry: EnvironmentNotificationEntry,
+  ): Promise<void> {
+    const { event } = entry;
+    const slices = await this.#store.readEnvironmentSlices([
+      { systemRef: event.systemRef, environment: event.environment },
+    ]);
+    if (await this.#held(event, slices)) {
+      return;
+    }
+    await this.#notify(entry);
+  }
+
+  /**
+   * Ends a hold that fell due: drops it (`drop`, in the same transaction)
+   * and, if the environment is no longer how it was before (`from`), writes
+   * the owner's notification of how it is now to the outbox, whose
+   * delivery holds it anew if maintenance goes on. Returns the transition
+   * to be told, if any.
+   */
+  async releaseHeld(
+    held: {
+      systemRef: string;
+      environment: string;
+      from: HealthStatus;
+    },
+    drop: (tx: Knex.Transaction) => Promise<unknown>,
+  ): Promise<EnvironmentChangedEvent | undefined> {
     const slices = await this.#store.readEnvironmentSlices([
       { systemRef: held.systemRef, environment: held.environment },
     ]);
-    if (slices.length === 0) {
-      return undefined;
-    }
-    const verdict = environmentVerdict(slices);
-    if (verdict.status === held.from) {
-      return undefined;
-    }
-    const event: EnvironmentChangedEvent = {
-      systemRef: held.systemRef,
-      environment: held.environment,
-      from: held.from,
-      to: verdict.status,
-      at: new Date(this.#now()).toISOString(),
-      slices: verdict.responsible.map(slice => ({
-        sliceId: slice.sliceId,
-        checkId: slice.checkId,
-        status: (slice.state?.status ?? 'unknown') as HealthStatus,
-      })),
-    };
-    if (await this.#held(event, slices)) {
-      return undefined;
-    }
-    await this.#notify(event, slices);
-    return event;
+    const verdict = slices.length > 0 ? environmentVerdict(slices) : undefined;
+    const at = this.#now();
+    const event: EnvironmentChangedEvent | undefined =
+      verdict && verdict.status !== held.from
+        ? {
+            systemRef: held.systemRef,
+            environment: held.environment,
+            from: held.from,
+            to: verdict.status,
+            at: new Date(at).toISOString(),
+            slices: verdict.responsible.map(slice => ({
+              sliceId: slice.sliceId,
+              checkId: slice.checkId,
+              status: (slice.state?.status ?? 'unknown') as HealthStatus,
+            })),
+          }
+        : undefined;
+    const effects =
+      event && this.#notifications
+        ? this.#effectsOf(event, slices).filter(
+            e => e.kind === ENVIRONMENT_NOTIFICATION_KIND,
+          )
+        : [];
+    await this.#outbox.transaction(async tx => {
+      await drop(tx);
+      await this.#outbox.write(effects, at, tx);
+    });
+    this.#outbox.wake();
+    return effects.length > 0 ? event : undefined;
   }
 
   async #held(
@@ -299,68 +391,72 @@ export class EnvironmentTransitions {
     }
   }
 
-  async #notify(event: EnvironmentChangedEvent, slices: EnvironmentSlice[]) {
+  async #notify(entry: EnvironmentNotificationEntry): Promise<void> {
     if (!this.#notifications) {
       return;
     }
-    try {
-      const upstreamRefs = this.#rollups
-        ? await this.#rollups.upstreamOf(event.systemRef)
-        : [];
-      const upstream = await Promise.all(
-        upstreamRefs.map(async ref => ({
-          systemRef: ref,
-          status: ((await this.#rollups?.get(ref))?.status ??
-            'unknown') as HealthStatus,
-        })),
-      );
-      // The environment's reasons, as its rollup would list them.
-      const { reasons } = computeRollup({
+    const { event, reasons } = entry;
+    const upstreamRefs = this.#rollups
+      ? await this.#rollups.upstreamOf(event.systemRef)
+      : [];
+    const upstream = await Promise.all(
+      upstreamRefs.map(async ref => ({
+        systemRef: ref,
+        status: ((await this.#rollups?.get(ref))?.status ??
+          'unknown') as HealthStatus,
+      })),
+    );
+    const unhealthyUpstream = upstream.filter(u => u.status === 'unhealthy');
+    // Where the failing checks' components belong decides whether an
+    // unhealthy upstream system explains the outage; ask the catalog only
+    // when the answer can matter. Without an answer the owner is still
+    // told, as if the failing checks targeted nothing upstream.
+    const targeted = componentsOfFailingChecks(reasons);
+    const systemOfComponent =
+      unhealthyUpstream.length > 0 && targeted.length > 0 && this.#rollups
+        ? await this.#rollups.systemsOfComponents(targeted).catch(error => {
+            this.#logger.warn(
+              `Could not read the systems of ${targeted.join(', ')}`,
+              error,
+            );
+            return new Map<string, string>();
+          })
+        : new Map<string, string>();
+    const notification = buildEnvironmentNotification(
+      {
         systemRef: event.systemRef,
-        slices,
-        environmentSince: new Map(),
-        upstream: [],
-        now: this.#now(),
+        environment: event.environment,
+        from: event.from,
+        to: event.to,
+        at: event.at,
+        reasons,
+        upstream: unhealthyUpstream,
+        systemOfComponent,
+      },
+      this.#settings,
+    );
+    if (notification) {
+      await this.#notifications.send({
+        recipients: { type: 'entity', entityRef: notification.entityRef },
+        payload: notification.payload,
       });
-      const unhealthyUpstream = upstream.filter(u => u.status === 'unhealthy');
-      // Where the failing checks' components belong decides whether an
-      // unhealthy upstream system explains the outage; ask the catalog only
-      // when the answer can matter. Without an answer the owner is still
-      // told, as if the failing checks targeted nothing upstream.
-      const targeted = componentsOfFailingChecks(reasons);
-      const systemOfComponent =
-        unhealthyUpstream.length > 0 && targeted.length > 0 && this.#rollups
-          ? await this.#rollups.systemsOfComponents(targeted).catch(error => {
-              this.#logger.warn(
-                `Could not read the systems of ${targeted.join(', ')}`,
-                error,
-              );
-              return new Map<string, string>();
-            })
-          : new Map<string, string>();
-      const notification = buildEnvironmentNotification(
-        {
-          systemRef: event.systemRef,
-          environment: event.environment,
-          from: event.from,
-          to: event.to,
-          reasons,
-          upstream: unhealthyUpstream,
-          systemOfComponent,
-        },
-        this.#settings,
-      );
-      if (notification) {
-        await this.#notifications.send({
-          recipients: { type: 'entity', entityRef: notification.entityRef },
-          payload: notification.payload,
-        });
-      }
-    } catch (error) {
-      this.#logger.warn(
-        `Could not notify about ${event.systemRef} in ${event.environment}`,
-        error as Error,
-      );
     }
   }
+}
+
+/**
+ * Says how the outbox delivers a transition's effects: its event, and the
+ * owner's notification.
+ * @internal
+ */
+export function handleTransitionEffects(
+  outbox: Pick<OutboxDispatcher, 'handle'>,
+  transitions: EnvironmentTransitions,
+): void {
+  outbox.handle(ENVIRONMENT_CHANGED_KIND, event =>
+    transitions.deliverChange(event),
+  );
+  outbox.handle(ENVIRONMENT_NOTIFICATION_KIND, entry =>
+    transitions.deliverNotification(entry),
+  );
 }

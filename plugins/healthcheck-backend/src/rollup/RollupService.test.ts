@@ -10,7 +10,8 @@ import {
   SYSTEM_STATUS_SIGNAL_CHANNEL,
 } from '@vigil/plugin-healthcheck-common';
 import { liveKeysUnder } from './liveKeys';
-import { RollupService } from './RollupService';
+import { handleSystemAnnouncements, RollupService } from './RollupService';
+import type { OutboxEntry } from '../outbox';
 
 const liveKeyOf = liveKeysUnder(Buffer.alloc(32, 1));
 
@@ -220,8 +221,24 @@ describe('RollupService.recompute', () => {
       ],
       readEnvironmentStates: async () => new Map(),
       readRollups: async () => new Map(),
-      writeRollup: async () => ({ stored: true, previous: undefined }),
+      writeRollup: async (
+        _rollup: unknown,
+        _at: number,
+        alongside?: (tx: any, previous: undefined) => Promise<void>,
+      ) => {
+        await alongside?.({}, undefined);
+        return { stored: true, previous: undefined };
+      },
     } as unknown as DatabaseStateStore;
+    // The outbox as the transaction writes it; delivered below.
+    const written: OutboxEntry[] = [];
+    const outbox = {
+      write: async (entries: readonly OutboxEntry[]) => {
+        written.push(...entries);
+      },
+      transaction: async (work: any) => work({}),
+      wake() {},
+    };
     const service = new RollupService({
       store,
       catalog: {
@@ -233,11 +250,21 @@ describe('RollupService.recompute', () => {
       logger: mockServices.logger.mock(),
       events: events as any,
       signals: signals as any,
+      outbox,
       liveKeyOf,
       now: () => 1_000_000,
     });
+    const deliveries = new Map<string, (payload: any) => Promise<void>>();
+    handleSystemAnnouncements(
+      { handle: (kind, delivery) => deliveries.set(kind, delivery) },
+      service,
+    );
 
     await service.recompute(SYSTEM);
+    expect(signals.publish).not.toHaveBeenCalled(); // not before delivery
+    for (const entry of written) {
+      await deliveries.get(entry.kind)!(entry.payload);
+    }
 
     expect(signals.publish).toHaveBeenCalledTimes(1);
     expect(signals.publish).toHaveBeenCalledWith({

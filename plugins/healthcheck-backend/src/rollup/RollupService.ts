@@ -17,6 +17,10 @@ import { LastKnownReads } from '../database/LastKnownReads';
 import { computeRollup } from './computeRollup';
 import type { LiveKeyOf } from './liveKeys';
 import { systemsOfComponents, upstreamSystems } from './upstreamSystems';
+import type { OutboxDispatcher, OutboxWriter } from '../outbox';
+
+/** The outbox kind of a system's status change: its event and signal. @internal */
+export const SYSTEM_STATUS_CHANGED_KIND = 'system-status-changed';
 
 /**
  * How long a read rollup is served from memory: every instance sees
@@ -38,9 +42,10 @@ const UPSTREAM_TTL_MS = 30_000;
 /**
  * Recomputes and serves system rollups. A recompute reads durable state
  * only, stores the result unless a later computation already did, and on a
- * status change tells the rest of Backstage: the backend through events,
- * with the whole rollup; browsers through a signal that carries only the
- * system's opaque live key, since every browser receives it.
+ * status change tells the rest of Backstage, through the outbox written in
+ * the rollup's own transaction: the backend through events, with the whole
+ * rollup; browsers through a signal that carries only the system's opaque
+ * live key, since every browser receives it.
  *
  * Reads degrade while the database cannot be read: a rollup read that
  * fails (or takes over 5 s) answers the last one read of the system,
@@ -54,6 +59,7 @@ export class RollupService {
   readonly #logger: LoggerService;
   readonly #events?: EventsService;
   readonly #signals?: SignalsService;
+  readonly #outbox?: OutboxWriter;
   readonly #liveKeyOf: LiveKeyOf;
   readonly #readModel?: Pick<SystemReadModel, 'read' | 'lastHeld' | 'current'>;
   readonly #now: () => number;
@@ -72,6 +78,8 @@ export class RollupService {
     logger: LoggerService;
     events?: EventsService;
     signals?: SignalsService;
+    /** Where status changes wait to be announced; none are without it. */
+    outbox?: OutboxWriter;
     /** The live key of a system, which its signals carry. */
     liveKeyOf: LiveKeyOf;
     /**
@@ -87,6 +95,7 @@ export class RollupService {
     this.#logger = options.logger;
     this.#events = options.events;
     this.#signals = options.signals;
+    this.#outbox = options.outbox;
     this.#liveKeyOf = options.liveKeyOf;
     this.#readModel = options.readModel;
     this.#now = options.now ?? Date.now;
@@ -260,29 +269,52 @@ export class RollupService {
       previous,
       now: computedAt,
     });
-    const written = await this.#store.writeRollup(rollup, computedAt);
+    let announced: SystemStatusChangedEvent | undefined;
+    const written = await this.#store.writeRollup(
+      rollup,
+      computedAt,
+      async (tx, stored) => {
+        const from = stored?.status ?? 'unknown';
+        if (from === rollup.status || !this.#outbox) {
+          return;
+        }
+        announced = {
+          type: 'SYSTEM_STATUS_CHANGED',
+          systemRef: key,
+          from,
+          to: rollup.status,
+          rollup,
+        };
+        await this.#outbox.write(
+          [
+            {
+              stream: JSON.stringify([SYSTEM_STATUS_CHANGED_KIND, key]),
+              kind: SYSTEM_STATUS_CHANGED_KIND,
+              payload: announced,
+            },
+          ],
+          computedAt,
+          tx,
+        );
+      },
+    );
     this.#rollups.delete(key);
     if (!written.stored) {
       return rollup;
     }
     this.#lastKnown.remember(key, rollup);
-    const from = written.previous?.status ?? 'unknown';
-    if (from !== rollup.status) {
-      await this.#announce({
-        type: 'SYSTEM_STATUS_CHANGED',
-        systemRef: key,
-        from,
-        to: rollup.status,
-        rollup,
-      });
+    if (announced) {
+      this.#logger.info(`System ${key}: ${announced.from} -> ${announced.to}`);
+      this.#outbox?.wake();
     }
     return rollup;
   }
 
-  async #announce(event: SystemStatusChangedEvent): Promise<void> {
-    this.#logger.info(
-      `System ${event.systemRef}: ${event.from} -> ${event.to}`,
-    );
+  /**
+   * Announces a system's status change: the event and the browsers'
+   * signal; throws if either failed, and the outbox announces it again.
+   */
+  async deliverAnnouncement(event: SystemStatusChangedEvent): Promise<void> {
     const results = await Promise.allSettled([
       this.#events?.publish({
         topic: SYSTEM_STATUS_CHANGED_TOPIC,
@@ -297,13 +329,22 @@ export class RollupService {
         } satisfies SystemStatusSignal,
       }),
     ]);
-    for (const result of results) {
-      if (result.status === 'rejected') {
-        this.#logger.warn(
-          `Could not announce the status change of ${event.systemRef}`,
-          result.reason,
-        );
-      }
+    const failed = results.find(result => result.status === 'rejected');
+    if (failed) {
+      throw (failed as PromiseRejectedResult).reason;
     }
   }
+}
+
+/**
+ * Says how the outbox announces a system's status change.
+ * @internal
+ */
+export function handleSystemAnnouncements(
+  outbox: Pick<OutboxDispatcher, 'handle'>,
+  rollups: RollupService,
+): void {
+  outbox.handle(SYSTEM_STATUS_CHANGED_KIND, event =>
+    rollups.deliverAnnouncement(event),
+  );
 }

@@ -16,6 +16,7 @@ const change = {
     },
   ],
   upstream: [],
+  at: '2026-12-08T12:00:00.000Z',
 };
 
 describe('buildEnvironmentNotification', () => {
@@ -35,12 +36,12 @@ describe('buildEnvironmentNotification', () => {
         link: '/catalog/default/system/payments/health',
         severity: 'high',
         topic: 'healthcheck',
-        scope: 'healthcheck:system:default/payments:production',
+        scope: 'healthcheck:system:default/payments:production:1796731200000',
       },
     });
   });
 
-  it('tells it again on recovery, in the same scope, so a flapping check updates one notification', () => {
+  it('tells it again on recovery, in a scope of its own: one notification per transition, however often delivered', () => {
     const down = buildEnvironmentNotification({
       ...change,
       from: 'healthy',
@@ -50,12 +51,20 @@ describe('buildEnvironmentNotification', () => {
       ...change,
       from: 'unhealthy',
       to: 'healthy',
+      at: '2026-12-08T12:05:00.000Z',
+    });
+    const upAgain = buildEnvironmentNotification({
+      ...change,
+      from: 'unhealthy',
+      to: 'healthy',
+      at: '2026-12-08T12:05:00.000Z',
     });
     expect(up?.payload).toMatchObject({
       title: 'payments in production recovered',
       severity: 'low',
     });
-    expect(up?.payload.scope).toBe(down?.payload.scope);
+    expect(up?.payload.scope).not.toBe(down?.payload.scope);
+    expect(upAgain?.payload.scope).toBe(up?.payload.scope);
   });
 
   it('uses normal severity outside production', () => {

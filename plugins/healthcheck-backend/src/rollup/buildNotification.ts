@@ -120,7 +120,11 @@ export interface EnvironmentNotification {
     link: string;
     severity: 'high' | 'normal' | 'low';
     topic: string;
-    /** One per (system, environment), so a flapping check updates one notification. */
+    /**
+     * One per transition of a (system, environment): a delivery repeated
+     * after a failure or a lost lease updates the notification the owner
+     * has instead of adding another.
+     */
     scope: string;
   };
 }
@@ -139,6 +143,8 @@ export function buildEnvironmentNotification(
     environment: string;
     from: HealthStatus;
     to: HealthStatus;
+    /** When the transition was made (ISO 8601): its time names the notification. */
+    at: string;
     /** The environment's failing checks, as the rollup lists them. */
     reasons: readonly RollupReason[];
     upstream: readonly UpstreamProblem[];
@@ -199,7 +205,7 @@ export function buildEnvironmentNotification(
       topic: 'healthcheck',
       scope: `healthcheck:${change.systemRef.toLowerCase()}:${
         change.environment
-      }`,
+      }:${Date.parse(change.at)}`,
     },
   };
 }

@@ -29,7 +29,7 @@ describe('health rollup', () => {
   });
 
   it.each(databases.eachSupportedId())(
-    'publishes one change per environment transition, notifies once per transition, and reuses the scope while flapping, on %p',
+    'publishes one change per environment transition, and notifies once per transition in a scope of its own, on %p',
     async databaseId => {
       const { store, catalog } = await setup(databaseId);
       const a = instance(store, catalog, 'a');
@@ -71,43 +71,58 @@ describe('health rollup', () => {
           status: 'unhealthy',
         },
       ]);
-      const sent = a.notifications.sent.map(n => ({
-        title: n.payload.title,
-        severity: n.payload.severity,
-        scope: n.payload.scope,
-      }));
-      expect(sent).toEqual([
+      // Each environment's notifications come in order; the two
+      // environments are delivered side by side.
+      const sentIn = (environment: string) =>
+        a.notifications.sent
+          .filter(n => n.payload.scope.includes(`:${environment}:`))
+          .map(n => ({
+            title: n.payload.title,
+            severity: n.payload.severity,
+            scope: n.payload.scope,
+          }));
+      // A repeated delivery of a transition updates its notification: the
+      // scope names the system, the environment and the transition's time.
+      const scopeOf = (e: EnvironmentChangedEvent) =>
+        `healthcheck:system:default/payments:${e.environment}:${Date.parse(
+          e.at,
+        )}`;
+      expect(sentIn('production')).toEqual([
         {
           title: 'payments in production is unhealthy',
           severity: 'high',
-          scope: 'healthcheck:system:default/payments:production',
-        },
-        {
-          title: 'payments in staging is unhealthy',
-          severity: 'normal',
-          scope: 'healthcheck:system:default/payments:staging',
+          scope: scopeOf(changes[2]),
         },
         {
           title: 'payments in production recovered',
           severity: 'low',
-          scope: 'healthcheck:system:default/payments:production',
-        },
-        {
-          title: 'payments in staging recovered',
-          severity: 'low',
-          scope: 'healthcheck:system:default/payments:staging',
+          scope: scopeOf(changes[4]),
         },
         {
           title: 'payments in production is unhealthy',
           severity: 'high',
-          scope: 'healthcheck:system:default/payments:production',
+          scope: scopeOf(changes[6]),
+        },
+      ]);
+      expect(sentIn('staging')).toEqual([
+        {
+          title: 'payments in staging is unhealthy',
+          severity: 'normal',
+          scope: scopeOf(changes[3]),
+        },
+        {
+          title: 'payments in staging recovered',
+          severity: 'low',
+          scope: scopeOf(changes[5]),
         },
         {
           title: 'payments in staging is unhealthy',
           severity: 'normal',
-          scope: 'healthcheck:system:default/payments:staging',
+          scope: scopeOf(changes[7]),
         },
       ]);
+      const sent = a.notifications.sent;
+      expect(new Set(sent.map(n => n.payload.scope)).size).toBe(6);
       expect(a.notifications.sent[0].recipients).toEqual({
         type: 'entity',
         entityRef: 'system:default/payments',
@@ -406,25 +421,38 @@ describe('health rollup', () => {
   );
 
   it.each(databases.eachSupportedId())(
-    'tells the owner before it publishes the change, which starts the rollup window, on %p',
+    'keeps telling the owner until the notifications service accepts, in the scope of the transition, on %p',
     async databaseId => {
       const { store, catalog } = await setup(databaseId);
       const a = instance(store, catalog, 'a');
       const [production] = SLICES;
       await setStatus(store, production, 'healthy');
       await a.transitions.checkSystems(['system:default/payments']);
-      const sentWhenPublished: number[] = [];
-      const publish = a.events.publish.bind(a.events);
-      a.events.publish = async params => {
-        sentWhenPublished.push(a.notifications.sent.length);
-        await publish(params);
+      const send = a.notifications.send;
+      let refusals = 1;
+      a.notifications.send = async notification => {
+        if (refusals-- > 0) {
+          // What the notifications router answers while it shuts down.
+          throw new Error('Request failed with 503 Service Unavailable');
+        }
+        await send(notification);
       };
 
       await setStatus(store, production, 'unhealthy', 'down');
-      await a.transitions.check([production]);
+      const [made] = await a.transitions.check([production]);
+      expect(a.notifications.sent).toHaveLength(0);
+      // Another instance delivers it, once its retry falls due.
+      const b = instance(store, catalog, 'b');
+      await eventually(async () => {
+        await b.deliver();
+        return b.notifications.sent.length > 0;
+      });
 
-      expect(a.notifications.sent).toHaveLength(1);
-      expect(sentWhenPublished).toEqual([1]);
+      expect(b.notifications.sent.map(n => n.payload.scope)).toEqual([
+        `healthcheck:system:default/payments:production:${Date.parse(made.at)}`,
+      ]);
+      // The change itself was published at once: it does not wait for the owner.
+      expect(a.events.of(ENVIRONMENT_CHANGED_TOPIC)).toHaveLength(2);
     },
   );
 

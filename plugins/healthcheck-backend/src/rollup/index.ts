@@ -9,7 +9,10 @@ export type {
   UpstreamCause,
 } from './buildNotification';
 export { computeRollup, environmentVerdict } from './computeRollup';
-export { EnvironmentTransitions } from './EnvironmentTransitions';
+export {
+  EnvironmentTransitions,
+  handleTransitionEffects,
+} from './EnvironmentTransitions';
 export { createRunFollowUp, reasonOfRun } from './runFollowUp';
 export { createReconcileFollowUp } from './reconcileFollowUp';
 export {
@@ -17,6 +20,6 @@ export {
   rollupBucketId,
   systemOfRollupBucket,
 } from './RollupConsumer';
-export { RollupService } from './RollupService';
+export { handleSystemAnnouncements, RollupService } from './RollupService';
 export { readRollupSettings } from './rollupSettings';
 export type { RollupSettings } from './rollupSettings';

@@ -39,16 +39,16 @@ export class DatabaseSloAlertStore {
     severity: BurnRateSeverity,
     kind: 'firing' | 'resolved',
     at: number,
+    tx?: Knex.Transaction,
   ): Promise<void> {
+    const db = tx ?? this.#db;
     if (kind === 'firing') {
-      await this.#db(TABLE)
+      await db(TABLE)
         .insert({ objective_ref: objectiveRef, severity, since: at })
         .onConflict(['objective_ref', 'severity'])
         .ignore();
     } else {
-      await this.#db(TABLE)
-        .where({ objective_ref: objectiveRef, severity })
-        .delete();
+      await db(TABLE).where({ objective_ref: objectiveRef, severity }).delete();
     }
   }
 

@@ -12,7 +12,8 @@ import { MaintenanceCalendar } from '../maintenance/MaintenanceCalendar';
 import { computeSlo } from './computeSlo';
 import { DatabaseSloAlertStore } from './DatabaseSloAlertStore';
 import { rawRangesFor, SloHistoryReader } from './SloHistoryReader';
-import { evaluateSloAlerts } from './sloAlerts';
+import { evaluateSloAlerts, handleSloAlerts } from './sloAlerts';
+import { testOutbox } from '../__testUtils__/testOutbox';
 import { DEFAULT_BURN_RATE_ALERT_RULES } from './burnRateAlerts';
 
 jest.setTimeout(120_000);
@@ -238,16 +239,24 @@ describe('SloHistoryReader', () => {
           objective: { ...objective, checkRef: API },
         },
       ];
-      const evaluate = (now: number) =>
-        evaluateSloAlerts({
+      let clock = 0;
+      const outbox = testOutbox(knex, { now: () => clock });
+      handleSloAlerts(outbox.dispatcher, notifications);
+      /** An evaluation at `now`, and the delivery of what it wrote. */
+      const evaluate = async (now: number) => {
+        clock = now;
+        const evaluated = await evaluateSloAlerts({
           objectives,
           reader,
           store,
-          notifications,
+          outbox: outbox.dispatcher,
           rules: DEFAULT_BURN_RATE_ALERT_RULES,
           logger: mockServices.logger.mock(),
           now,
         });
+        await outbox.deliver();
+        return evaluated;
+      };
 
       // api fails again at 3:00 and 3:10, in the hour not aggregated yet.
       await knex('healthcheck_runs')

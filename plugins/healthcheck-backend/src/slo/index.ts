@@ -29,6 +29,7 @@ export type {
 } from './measureIndicator';
 export {
   evaluateSloAlerts,
+  handleSloAlerts,
   readSloAlertRules,
   scheduleSloAlerts,
   SLO_ALERTS_TASK_ID,

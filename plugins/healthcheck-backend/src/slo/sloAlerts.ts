@@ -15,6 +15,7 @@ import type { CatalogObjective } from './catalogObjectives';
 import { computeSlo } from './computeSlo';
 import type { DatabaseSloAlertStore } from './DatabaseSloAlertStore';
 import { readObjectiveSlices, SloHistoryReader } from './SloHistoryReader';
+import type { OutboxDispatcher, OutboxWriter } from '../outbox';
 
 /** @internal */
 export const SLO_ALERTS_TASK_ID = 'healthcheck-slo-alerts';
@@ -47,13 +48,41 @@ export function readSloAlertRules(config: Config): BurnRateAlertRule[] {
   });
 }
 
+/** The outbox kind of an SLO alert's notification. @internal */
+export const SLO_ALERT_KIND = 'slo-alert';
+
+/** An SLO alert as the outbox holds it: the notification to send. @internal */
+export interface SloAlertEntry {
+  entityRef: string;
+  payload: ReturnType<typeof buildSloNotification>['payload'];
+}
+
+/**
+ * Says how the outbox delivers SLO alerts: to the owner of the objective's
+ * system, through the notifications service.
+ * @internal
+ */
+export function handleSloAlerts(
+  outbox: Pick<OutboxDispatcher, 'handle'>,
+  notifications: Pick<NotificationService, 'send'>,
+): void {
+  outbox.handle(SLO_ALERT_KIND, async (entry: SloAlertEntry) => {
+    await notifications.send({
+      recipients: { type: 'entity', entityRef: entry.entityRef },
+      payload: entry.payload,
+    });
+  });
+}
+
 /**
  * One evaluation of every objective: burn rates from the history, the
  * rules' decision against the conditions firing before, and a
  * notification to the system's owner for each condition that started or
- * stopped. A change is recorded after its notification is sent, so a
- * failed send is retried at the next evaluation; an objective that fails
- * is logged and the others go on.
+ * stopped. A change is recorded in the transaction that writes its
+ * notification to the outbox, which delivers it until accepted: never
+ * recorded without its notification, never sent twice as the owner sees it
+ * (its scope is the objective's and the severity's). An objective that
+ * fails is logged and the others go on.
  *
  * @internal
  */
@@ -61,13 +90,13 @@ export async function evaluateSloAlerts(options: {
   objectives: readonly CatalogObjective[];
   reader: Pick<SloHistoryReader, 'read'>;
   store: Pick<DatabaseSloAlertStore, 'readFiring' | 'record' | 'prune'>;
-  notifications: Pick<NotificationService, 'send'>;
+  outbox: OutboxWriter;
   rules: readonly BurnRateAlertRule[];
   logger: LoggerService;
   now: number;
   signal?: AbortSignal;
 }): Promise<{ notified: number }> {
-  const { objectives, reader, store, notifications, rules, now } = options;
+  const { objectives, reader, store, outbox, rules, now } = options;
   const firingBefore = await store.readFiring();
   let notified = 0;
   for (const { ref, title, objective } of objectives) {
@@ -97,11 +126,21 @@ export async function evaluateSloAlerts(options: {
           change,
           status.burnRates,
         );
-        await notifications.send({
-          recipients: { type: 'entity', entityRef: notification.entityRef },
-          payload: notification.payload,
+        await outbox.transaction(async tx => {
+          await store.record(ref, change.rule.severity, change.kind, now, tx);
+          await outbox.write(
+            [
+              {
+                stream: JSON.stringify([SLO_ALERT_KIND, ref]),
+                kind: SLO_ALERT_KIND,
+                payload: notification satisfies SloAlertEntry,
+              },
+            ],
+            now,
+            tx,
+          );
         });
-        await store.record(ref, change.rule.severity, change.kind, now);
+        outbox.wake();
         notified++;
       }
     } catch (error) {
@@ -129,7 +168,7 @@ export async function scheduleSloAlerts(options: {
   loadObjectives: () => Promise<CatalogObjective[]>;
   reader: Pick<SloHistoryReader, 'read'>;
   store: DatabaseSloAlertStore;
-  notifications: Pick<NotificationService, 'send'>;
+  outbox: OutboxWriter;
   rules: readonly BurnRateAlertRule[];
   now?: () => number;
 }): Promise<void> {
@@ -145,7 +184,7 @@ export async function scheduleSloAlerts(options: {
         objectives: await options.loadObjectives(),
         reader: options.reader,
         store: options.store,
-        notifications: options.notifications,
+        outbox: options.outbox,
         rules: options.rules,
         logger: options.logger,
         now: now(),

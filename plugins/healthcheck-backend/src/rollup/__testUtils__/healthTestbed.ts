@@ -25,8 +25,10 @@ import type { NotificationSettings } from '../buildNotification';
 import { EnvironmentTransitions } from '../EnvironmentTransitions';
 import { liveKeysUnder } from '../liveKeys';
 import { RollupConsumer } from '../RollupConsumer';
-import { RollupService } from '../RollupService';
+import { handleSystemAnnouncements, RollupService } from '../RollupService';
 import type { StoredSliceState } from '../../model';
+import { testOutbox } from '../../__testUtils__/testOutbox';
+import { handleTransitionEffects } from '../EnvironmentTransitions';
 
 /**
  * Waits until `ready` holds, or `withinMs` has passed: the expectations after
@@ -143,6 +145,8 @@ export interface HealthInstance {
   rollups: RollupService;
   transitions: EnvironmentTransitions;
   consumer: RollupConsumer;
+  /** Delivers what the instance's outbox holds (any instance's entries). */
+  deliver(): Promise<void>;
 }
 
 /**
@@ -151,6 +155,8 @@ export interface HealthInstance {
  */
 export function healthTestbed(databases: TestDatabases) {
   const extraClients: Knex[] = [];
+  /** The client of each store made here, for the instances' outboxes. */
+  const clientOf = new WeakMap<DatabaseStateStore, Knex>();
   let scheduledAt = Date.UTC(2026, 11, 1, 12, 0, 0);
 
   /** Another instance's client: its own pool on PostgreSQL, as another process has. */
@@ -190,6 +196,7 @@ export function healthTestbed(databases: TestDatabases) {
         remove: [],
       });
       const store = await DatabaseStateStore.create({ database });
+      clientOf.set(store, knex);
       const catalog = catalogServiceMock({
         entities: withDependsOnRelations(readDemoCatalog()),
       });
@@ -199,9 +206,19 @@ export function healthTestbed(databases: TestDatabases) {
     otherClient,
     nextScheduledAt,
 
+    /** A store on `knex` itself, that {@link instance} can give an outbox. */
+    storeOn(knex: Knex): DatabaseStateStore {
+      const store = new DatabaseStateStore(knex);
+      clientOf.set(store, knex);
+      return store;
+    },
+
     /** Another instance's store, on its own client (see `otherClient`). */
     otherStore(knex: Knex): DatabaseStateStore {
-      return new DatabaseStateStore(otherClient(knex));
+      const client = otherClient(knex);
+      const store = new DatabaseStateStore(client);
+      clientOf.set(store, client);
+      return store;
     },
 
     instance(
@@ -223,15 +240,31 @@ export function healthTestbed(databases: TestDatabases) {
         },
       };
       const logger = mockServices.logger.mock();
+      const knex = clientOf.get(store);
+      if (!knex) {
+        throw new Error(
+          'Make the store with setup(), storeOn() or otherStore()',
+        );
+      }
+      const outbox = testOutbox(knex, { now: options.now });
       const rollups = new RollupService({
         store,
         catalog,
         auth: mockServices.auth(),
         logger,
         events,
+        outbox: outbox.dispatcher,
         liveKeyOf: liveKeysUnder(Buffer.alloc(32)),
         now: options.now,
       });
+      handleSystemAnnouncements(outbox.dispatcher, rollups);
+      // Each recompute too is followed by the outbox's delivery.
+      const recompute = rollups.recompute.bind(rollups);
+      rollups.recompute = async systemRef => {
+        const rollup = await recompute(systemRef);
+        await outbox.deliver();
+        return rollup;
+      };
       const transitions = new EnvironmentTransitions({
         store,
         logger,
@@ -239,8 +272,18 @@ export function healthTestbed(databases: TestDatabases) {
         notifications,
         rollups,
         notificationSettings: options.notificationSettings,
+        outbox: outbox.dispatcher,
         now: options.now,
       });
+      handleTransitionEffects(outbox.dispatcher, transitions);
+      // Each check is followed by the outbox's delivery, as the wake after
+      // its commit makes the dispatcher deliver in production.
+      const check = transitions.check.bind(transitions);
+      transitions.check = async environments => {
+        const made = await check(environments);
+        await outbox.deliver();
+        return made;
+      };
       const consumer = new RollupConsumer({
         store,
         rollups,
@@ -249,7 +292,14 @@ export function healthTestbed(databases: TestDatabases) {
         windowMs: options.windowMs ?? 400,
         now: options.now,
       });
-      return { events, notifications, rollups, transitions, consumer };
+      return {
+        events,
+        notifications,
+        rollups,
+        transitions,
+        consumer,
+        deliver: outbox.deliver,
+      };
     },
 
     /** Stores the state a run of `slice` judged, after every earlier one. */
