@@ -1,6 +1,7 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import type { MetricsService } from '@backstage/backend-plugin-api/alpha';
 import { stringifyError } from '@backstage/errors';
+import { answerWithin } from '../database/answerWithin';
 import type { DueTick, ScheduledSlice } from '../scheduler/types';
 import type { ClaimMetrics, ClaimOutcome } from './metrics';
 import {
@@ -191,23 +192,12 @@ export class TickClaimer {
     if (!this.#unclaimed) {
       return await claim;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(`the claim had no answer within ${this.#deadlineMs} ms`),
-          ),
-        this.#deadlineMs,
-      );
-    });
     // A late answer is left unread; its rows are this instance's claims.
-    claim.catch(() => {});
-    try {
-      return await Promise.race([claim, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return await answerWithin(
+      claim,
+      this.#deadlineMs,
+      `the claim had no answer within ${this.#deadlineMs} ms`,
+    );
   }
 
   stats(): ClaimStats {

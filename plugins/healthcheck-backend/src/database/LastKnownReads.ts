@@ -1,6 +1,7 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { ServiceUnavailableError } from '@backstage/errors';
 import { LRUCache } from 'lru-cache';
+import { answerWithin } from './answerWithin';
 
 /**
  * How long a read may take before the last known value answers instead.
@@ -144,26 +145,11 @@ export class LastKnownReads<V> {
       remember(value);
       return value;
     });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `The database did not answer within ${this.#deadlineMs} ms`,
-            ),
-          ),
-        this.#deadlineMs,
-      );
-      timer.unref?.();
-    });
-    // A late failure has no one to tell.
-    remembered.catch(() => {});
-    try {
-      return await Promise.race([remembered, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return await answerWithin(
+      remembered,
+      this.#deadlineMs,
+      `The database did not answer within ${this.#deadlineMs} ms`,
+    );
   }
 
   #answering(): void {

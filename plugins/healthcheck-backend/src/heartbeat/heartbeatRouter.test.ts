@@ -29,13 +29,18 @@ describe('the ping route', () => {
       ['s1', 's2'],
       0,
     );
-    let away = false;
+    // Away: refused at once, or a connection that hangs.
+    let away: boolean | 'hangs' = false;
     const cut =
       <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-      (...args: A) =>
-        away
+      (...args: A) => {
+        if (away === 'hangs') {
+          return new Promise<R>(() => {});
+        }
+        return away
           ? Promise.reject(new Error('connect ECONNREFUSED'))
           : call(...args);
+      };
     const store = Object.assign(Object.create(database), {
       findByTokenHash: cut(database.findByTokenHash.bind(database)),
       recordPing: cut(database.recordPing.bind(database)),
@@ -77,7 +82,7 @@ describe('the ping route', () => {
       unseen,
       runNow,
       deafSpans,
-      setAway: (value: boolean) => {
+      setAway: (value: boolean | 'hangs') => {
         away = value;
       },
       setClock: (at: number) => {
@@ -163,6 +168,24 @@ describe('the ping route', () => {
       });
       // Its run follows once it is written.
       expect(runNow).toHaveBeenCalledWith(slice, 20_000);
+      await destroy();
+    });
+
+    it('does not hold a ping on a database that hangs: journaled within seconds, at the time it came', async () => {
+      const { app, store, token, setAway, setClock, destroy } = await setup([
+        slice,
+      ]);
+      await request(app).post(`/v1/ping/${token}`).expect(200);
+      setAway('hangs');
+      setClock(9_000);
+      const started = Date.now();
+      await request(app).post(`/v1/ping/${token}`).expect(202);
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      setAway(false);
+      setClock(11_000);
+      await new Promise(resolve => setTimeout(resolve, 100));
+      expect((await store.read('s1'))?.lastPingAt).toBe(9_000);
       await destroy();
     });
 

@@ -23,6 +23,7 @@ import { LRUCache } from 'lru-cache';
 import type { RunNowStarted } from '../runs/TickRunner';
 import type { DesiredSlice } from '../model';
 import type { CheckReader } from '../service/checkReader';
+import { answerWithin } from '../database/answerWithin';
 import { explainBodyError } from '../service/jsonBody';
 import { createTypedRouter } from '../schema/createTypedRouter';
 import type {
@@ -46,6 +47,20 @@ export const PING_PATH = '/v1/ping';
 
 /** What a job pinging while the database is away, unknown here, is told. */
 const PING_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * How long a ping waits for each database call before it counts the
+ * database away: a connection that hangs must not hold the job's request.
+ */
+const PING_DATABASE_DEADLINE_MS = 2_000;
+
+function fromDatabase<T>(work: Promise<T>): Promise<T> {
+  return answerWithin(
+    work,
+    PING_DATABASE_DEADLINE_MS,
+    `The database did not answer within ${PING_DATABASE_DEADLINE_MS} ms`,
+  );
+}
 
 const PING_KINDS: Record<string, PingKind> = {
   '': 'success',
@@ -109,7 +124,7 @@ export function createHeartbeatRouter(
     res: express.Response,
   ): Promise<{ found?: PingedSlice; away: boolean }> => {
     try {
-      const found = await store.findByTokenHash(tokenHash);
+      const found = await fromDatabase(store.findByTokenHash(tokenHash));
       deafSpans?.heard(now());
       if (found) {
         knownTokens.set(tokenHash, found);
@@ -196,7 +211,7 @@ export function createHeartbeatRouter(
     message: string | undefined,
   ): Promise<boolean> => {
     try {
-      await store.recordPing(found.sliceId, kind, at, message);
+      await fromDatabase(store.recordPing(found.sliceId, kind, at, message));
       deafSpans?.heard(now());
       if (pings?.size) {
         void pings.flush();
@@ -212,6 +227,8 @@ export function createHeartbeatRouter(
   };
 
   const ping = async (req: express.Request, res: express.Response) => {
+    // The time the job pinged, whatever the database makes it wait.
+    const at = now();
     const kind = PING_KINDS[req.params.kind ?? ''];
     const token = req.params.token;
     // Every text is hashed and looked up alike, found or not.
@@ -243,7 +260,6 @@ export function createHeartbeatRouter(
     );
     const text = typeof req.body === 'string' ? req.body.trim() : '';
     const message = text ? options.redact(text) : undefined;
-    const at = now();
     const stored = !away && (await storePing(found, kind, at, message));
     if (!stored && pings) {
       // Kept in memory with the time it came, written when the database
