@@ -1,5 +1,6 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { stringifyError } from '@backstage/errors';
+import { answerWithin } from '../database/answerWithin';
 import type {
   DatabaseDeafSpanStore,
   RecordedDeafSpan,
@@ -9,6 +10,9 @@ import type { DeafSpan } from './heartbeatDeadline';
 
 /** How often an instance says it can hear, and reads the others' spans. */
 const DEFAULT_MARK_EVERY_MS = 5_000;
+
+/** A mark that has no answer by then is given up (the next one tries again). */
+const MARK_DEADLINE_MS = 5_000;
 
 /**
  * Spans are read back from this far: beyond it a deadline is moved only by
@@ -121,9 +125,15 @@ export class DeafSpans {
   /** One mark at a time; a call while one runs joins it. */
   #mark(): Promise<void> {
     if (!this.#marking) {
-      this.#marking = this.#markOnce().finally(() => {
-        this.#marking = undefined;
-      });
+      this.#marking = answerWithin(
+        this.#markOnce(),
+        MARK_DEADLINE_MS,
+        'The database did not answer the mark',
+      )
+        .catch(() => {})
+        .finally(() => {
+          this.#marking = undefined;
+        });
     }
     return this.#marking;
   }

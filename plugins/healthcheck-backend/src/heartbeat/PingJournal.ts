@@ -1,5 +1,6 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 import { stringifyError } from '@backstage/errors';
+import { answerWithin } from '../database/answerWithin';
 import { lastFlush } from '../outage/lastFlush';
 import { OutageJournal } from '../outage/OutageJournal';
 import { RetryTimer } from '../outage/RetryTimer';
@@ -30,6 +31,9 @@ const DEFAULT_RETRY_MS = 1_000;
 
 /** Pings a write. */
 const BATCH_SIZE = 100;
+
+/** A database call of a write that has no answer by then fails it (retried). */
+const WRITE_DEADLINE_MS = 5_000;
 
 /**
  * Pings taken while the database was away, in memory, as the outage journal
@@ -99,18 +103,26 @@ export class PingJournal {
       async batch => {
         const written: JournaledPing[] = [];
         for (const ping of batch) {
-          const found = await this.#store.findByTokenHash(ping.tokenHash);
+          const found = await answerWithin(
+            this.#store.findByTokenHash(ping.tokenHash),
+            WRITE_DEADLINE_MS,
+            'The database did not answer the ping URL lookup',
+          );
           if (found?.sliceId !== ping.sliceId) {
             this.#logger.info(
               `Dropped a ping of ${ping.sliceId} taken while the database was away: its ping URL was replaced since`,
             );
             continue;
           }
-          await this.#store.recordPing(
-            ping.sliceId,
-            ping.kind,
-            ping.scheduledAt,
-            ping.message,
+          await answerWithin(
+            this.#store.recordPing(
+              ping.sliceId,
+              ping.kind,
+              ping.scheduledAt,
+              ping.message,
+            ),
+            WRITE_DEADLINE_MS,
+            'The database did not answer the write of a ping',
           );
           written.push(ping);
         }
