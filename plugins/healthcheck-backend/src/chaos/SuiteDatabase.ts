@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import type { RunRow, SuiteSlice } from './chaosFigures';
+import type { HeartbeatRun } from './heartbeatFigures';
 
 /**
  * The instance's name in an instance id: the plugin's ids are
@@ -94,6 +95,20 @@ export class SuiteDatabase {
       startedAt: row.started_at === null ? undefined : Number(row.started_at),
       durationMs:
         row.duration_ms === null ? undefined : Number(row.duration_ms),
+    }));
+  }
+
+  /** The completed runs of a check's slices, with the status each left. */
+  async readRunStatuses(checkId: string): Promise<HeartbeatRun[]> {
+    const rows = await this.knex('healthcheck_runs as r')
+      .join('healthcheck_slices as s', 's.id', 'r.slice_id')
+      .where('s.check_id', checkId)
+      .whereNotNull('r.started_at')
+      .select('s.environment', 'r.scheduled_at', 'r.status');
+    return rows.map(row => ({
+      environment: row.environment,
+      scheduledAt: Number(row.scheduled_at),
+      status: row.status,
     }));
   }
 

@@ -21,6 +21,11 @@ import {
 import { ChaosApi, checkRequest, ENVIRONMENTS } from '../chaos/chaosScenarios';
 import { ChaosTargets, FLIPPING_CHECK } from '../chaos/ChaosTargets';
 import { FaultProxy } from '../chaos/FaultProxy';
+import { heartbeatFigures } from '../chaos/heartbeatFigures';
+import {
+  heartbeatCheckRequest,
+  HeartbeatPinger,
+} from '../chaos/HeartbeatPinger';
 import { SuiteDatabase } from '../chaos/SuiteDatabase';
 
 /*
@@ -31,12 +36,17 @@ import { SuiteDatabase } from '../chaos/SuiteDatabase';
  * is probed throughout, each by one instance; every probe lands in the
  * database once; the failure is told once; the rollups are right within
  * 10 s of the database's return; and meanwhile the API answers the last
- * rollup it read, marked stale.
+ * rollup it read, marked stale. A heartbeat check pinged every second
+ * throughout, through both instances in turn, takes every ping, changes
+ * no status and pages nobody.
  */
 
 const INSTANCES = ['chaos-a', 'chaos-b'];
 const SYSTEMS = ['alpha', 'bravo'];
 const CHECKS = ['steady', FLIPPING_CHECK];
+/** A heartbeat check of its own system, whose job never misses a ping. */
+const HEARTBEAT_CHECK = 'heartbeat';
+const HEARTBEAT_SYSTEM = 'echo';
 const OUTAGE_MS = 10_000;
 /** The fleet at work before the cut, and watched after it. */
 const BEFORE_MS = 4_000;
@@ -74,11 +84,12 @@ jest.setTimeout(240_000);
         postgresUrl: POSTGRES_URL,
         proxy,
         database,
-        entities: SYSTEMS.map(chaosSystem),
+        entities: [...SYSTEMS, HEARTBEAT_SYSTEM].map(chaosSystem),
         healthcheck: {
           network: { allowLoopback: true },
           minimumInterval: '1s',
           rollup: { window: '2s' },
+          heartbeats: { pingsPerMinute: 120 },
         },
       });
       targets = await ChaosTargets.start(() => fleet.pidNames());
@@ -108,9 +119,29 @@ jest.setTimeout(240_000);
         );
         expect(made.status).toBe(201);
       }
+      // Due every 2 s with 2 s of grace, looked at every 5 s: two ticks of
+      // the outage, as failures, would page with the default threshold.
+      const heartbeatMade = await api.request(
+        a,
+        'POST',
+        '/checks',
+        heartbeatCheckRequest(
+          HEARTBEAT_CHECK,
+          [`system:default/${HEARTBEAT_SYSTEM}`],
+          { period: '2s', grace: '2s' },
+        ),
+      );
+      expect(heartbeatMade.status).toBe(201);
+      const pinger = await HeartbeatPinger.start({
+        api,
+        instances: () => fleet.running(),
+        checkId: HEARTBEAT_CHECK,
+        everyMs: 1_000,
+      });
       const slices = await waitForFirstRuns(database, 12);
       // The rollups every instance has read, for the outage to answer with.
       await waitForRollups(database, targets, 20_000);
+      await waitForHealthyHeartbeats(database);
       for (const instance of fleet.running()) {
         expect(
           (await api.request(instance, 'GET', '/systems/default/alpha')).status,
@@ -167,14 +198,30 @@ jest.setTimeout(240_000);
       // Every probe stands in one completed run, every due tick has one.
       expect(figures.lost).toEqual([]);
 
+      const notifications = readNotifications(outputDir, INSTANCES);
       const { flips, spurious } = announceFlips(
         targets.flips,
-        readNotifications(outputDir, INSTANCES),
+        notifications.filter(sent => SYSTEMS.includes(sent.system)),
       );
       expect(flips.map(flip => flip.notifications)).toEqual([1]);
       expect(spurious).toEqual([]);
+
+      await pinger.stop();
+      // From the cut: its first recovery (it had no ping URL) came before.
+      const heartbeat = heartbeatFigures({
+        system: HEARTBEAT_SYSTEM,
+        from: cutAt,
+        to,
+        answers: pinger.answers,
+        runs: await database.readRunStatuses(HEARTBEAT_CHECK),
+        notifications,
+      });
+      expect(heartbeat.refused).toEqual([]);
+      expect(heartbeat.journaled).toBeGreaterThan(0);
+      expect(heartbeat.transitions).toEqual([]);
+      expect(heartbeat.notified).toEqual([]);
       process.stdout.write(
-        `outage: ${figures.fault.probed}/${figures.fault.due} ticks probed during the 10 s outage, ${figures.up.probed}/${figures.up.due} outside it; rollups right ${rollupsRightAfter} ms after the return\n`,
+        `outage: ${figures.fault.probed}/${figures.fault.due} ticks probed during the 10 s outage, ${figures.up.probed}/${figures.up.due} outside it; rollups right ${rollupsRightAfter} ms after the return; heartbeat: ${heartbeat.pings} pings (${heartbeat.journaled} journaled), no transition, no notification\n`,
       );
     });
   },
@@ -196,6 +243,29 @@ async function waitForFirstRuns(database: SuiteDatabase, count: number) {
     if (Date.now() > deadline) {
       throw new Error(
         `${ran.size} of ${count} slices had a first run within 90 s`,
+      );
+    }
+    await sleep(250);
+  }
+}
+
+/** Until every environment of the heartbeat check is healthy on its pings. */
+async function waitForHealthyHeartbeats(database: SuiteDatabase) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const statuses = await database.readEnvironmentStatuses();
+    if (
+      ENVIRONMENTS.every(
+        env => statuses.get(`${HEARTBEAT_SYSTEM}/${env}`) === 'healthy',
+      )
+    ) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `The heartbeat check was not healthy within 60 s: ${JSON.stringify([
+          ...statuses,
+        ])}`,
       );
     }
     await sleep(250);
