@@ -91,6 +91,7 @@ export interface MaintenanceWindowEntityV1alpha1 extends Entity {
     cron?: string;
     duration?: string;
     reason?: string;
+    owner?: string;
   };
 }
 

@@ -61,6 +61,8 @@ export function translateMaintenance(
     namespace?: string;
     cover: MaintenanceCover;
     reason: string;
+    /** `spec.owner`, the checks' own: a window covers only what its owner owns. */
+    owner?: string;
   },
 ): MaintenanceTranslation {
   const { where } = options;
@@ -107,6 +109,7 @@ export function translateMaintenance(
     }`,
     duration: duration.text,
     reason: options.reason,
+    ...(options.owner ? { owner: options.owner } : {}),
   };
   const invalid = formatSpecProblems(
     validateMaintenanceWindowSpec(spec, {

@@ -326,7 +326,7 @@ default-endpoint: { interval: 5m }
     expect(result.endpointCount).toBe(0);
   });
 
-  it("makes Gatus's maintenance a MaintenanceWindow over every imported check's system, and an endpoint's maintenance-windows windows over that check", async () => {
+  it("makes Gatus's maintenance a MaintenanceWindow over every imported check's system, and an endpoint's maintenance-windows windows over that check, each of the checks' owner", async () => {
     const result = await translateGatusConfig(
       gatus(`
 maintenance:
@@ -362,6 +362,7 @@ endpoints:
             cron: '30 2 * * *',
             duration: '1h30m',
             reason: 'Gatus maintenance of the endpoint "core/api"',
+            owner: 'group:default/web',
           },
         },
       ],
@@ -380,6 +381,7 @@ endpoints:
             cron: '0 23 * * 1,4',
             duration: '1h',
             reason: 'Gatus maintenance, over every endpoint',
+            owner: 'group:default/web',
           },
         },
       ],

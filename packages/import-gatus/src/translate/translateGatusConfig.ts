@@ -371,6 +371,7 @@ function endpointMaintenance(
       reason: `Gatus maintenance of the endpoint ${JSON.stringify(
         check.endpoint,
       )}`,
+      owner: options.owner,
     });
     if (translation.kind === 'window') {
       check.notes.push(
@@ -416,6 +417,7 @@ function configMaintenance(
     namespace: options.namespace,
     cover: { systems },
     reason: 'Gatus maintenance, over every endpoint',
+    owner: options.owner,
   });
   if (translation.kind === 'skipped') {
     notes.push(...translation.reasons.map(r => `${r}; not imported`));

@@ -36,6 +36,12 @@ export interface MaintenanceWindowSpec {
   duration?: string;
   /** What the maintenance is for, shown with the window. */
   reason?: string;
+  /**
+   * Who declares the window: a Group or User ref (kind Group and the
+   * window's namespace by default). The window covers only the systems and
+   * checks this owner owns, unless `healthcheck.checks.fromCatalog` is `any`.
+   */
+  owner?: string;
 }
 
 /**

@@ -70,6 +70,13 @@ export interface ServiceLevelObjectiveSpec {
   budgetingMethod?: 'Occurrences' | 'Timeslices';
   /** Exactly one objective. */
   objectives: ServiceLevelObjectiveTargetSpec[];
+  /**
+   * Who declares the objective: a Group or User ref (kind Group and the
+   * objective's namespace by default). It may name only a system (and a
+   * check) this owner owns, unless `healthcheck.checks.fromCatalog` is
+   * `any`: its alerts page the system's owner.
+   */
+  owner?: string;
 }
 
 /**

@@ -160,12 +160,23 @@ describe('validateMaintenanceWindowSpec', () => {
         reson: 'typo',
       }),
     ).toEqual([
-      'spec.reson: unknown field; the fields here are systems, checks, environments, timezone, start, end, rrule, cron, duration, reason',
+      'spec.reson: unknown field; the fields here are systems, checks, environments, timezone, start, end, rrule, cron, duration, reason, owner',
       'spec.systems: is required: the refs of the systems the window covers (or name the covered checks in checks)',
       'spec.environments: must be a list, not string "production"',
     ]);
     expect(problemsOf('weekly')).toEqual([
       'spec: must be an object, not string "weekly"',
+    ]);
+  });
+
+  it('takes an owner ref, a Group by default, and reports one that does not parse', () => {
+    expect(problemsOf({ ...oneOff, owner: 'payments-team' })).toEqual([]);
+    expect(problemsOf({ ...oneOff, owner: 'user:default/alice' })).toEqual([]);
+    expect(problemsOf({ ...oneOff, owner: 'group:' })).toEqual([
+      'spec.owner: Entity reference "group:" was not on the form [<kind>:][<namespace>/]<name>',
+    ]);
+    expect(problemsOf({ ...oneOff, owner: 7 })).toEqual([
+      'spec.owner: must be a string, not number 7',
     ]);
   });
 

@@ -46,6 +46,7 @@ const FIELDS = [
   'cron',
   'duration',
   'reason',
+  'owner',
 ] as const;
 
 const limits = MAINTENANCE_WINDOW_LIMITS;
@@ -123,6 +124,17 @@ export function validateMaintenanceWindowSpec(
     checkText(spec, field, limits.textLength, report);
   }
   checkText(spec, 'reason', limits.reasonLength, report);
+  checkText(spec, 'owner', limits.textLength, report);
+  if (typeof spec.owner === 'string' && spec.owner !== '') {
+    try {
+      parseEntityRef(spec.owner, {
+        defaultKind: 'group',
+        defaultNamespace: namespace,
+      });
+    } catch (error) {
+      report(['owner'], (error as Error).message);
+    }
+  }
 
   let timezone = DEFAULT_MAINTENANCE_TIMEZONE;
   if (typeof spec.timezone === 'string' && spec.timezone !== '') {

@@ -84,7 +84,7 @@ describe('validateServiceLevelObjectiveSpec', () => {
         alerting: true,
       }),
     ).toEqual([
-      'spec.alerting: is not a field of a ServiceLevelObjective (the fields are description, system, environment, check, indicator, timeWindow, budgetingMethod, objectives)',
+      'spec.alerting: is not a field of a ServiceLevelObjective (the fields are description, system, environment, check, indicator, timeWindow, budgetingMethod, objectives, owner)',
       'spec.system: "component:default/checkout" refers to a component; it must be a system',
       'spec.check: "group:default/team" refers to a group; it must be a healthcheck',
       'spec.environment: "prod uction" is not an environment name: " " is not allowed; an environment name is 1 to 63 letters, digits and "-", starting and ending with a letter or digit, compared in lower case',
@@ -93,6 +93,16 @@ describe('validateServiceLevelObjectiveSpec', () => {
       'spec.timeWindow[0].calendar: is only for a calendar window (isRolling: false)',
       'spec.timeWindow[0].duration: "1d2h" is not a rolling window: whole days or weeks up to 90d, such as 7d, 28d, 30d or 4w',
       'spec.objectives[0].target: 99.9 must be a number above 0 and below 1, such as 0.999',
+    ]);
+  });
+
+  it('takes an owner ref, a Group by default, and reports one that does not parse', () => {
+    expect(problemsOf({ ...availability, owner: 'checkout-team' })).toEqual([]);
+    expect(problemsOf({ ...availability, owner: 'group:' })).toEqual([
+      'spec.owner: Entity reference "group:" was not on the form [<kind>:][<namespace>/]<name>',
+    ]);
+    expect(problemsOf({ ...availability, owner: '' })).toEqual([
+      'spec.owner: must be an entity ref such as group:default/name',
     ]);
   });
 

@@ -32,6 +32,7 @@ const FIELDS = [
   'timeWindow',
   'budgetingMethod',
   'objectives',
+  'owner',
 ];
 
 const DAY_MS = 86_400_000;
@@ -170,6 +171,7 @@ function readServiceLevelObjective(
   }
 
   const objective = readObjectives(spec.objectives, report);
+  readOwner(spec.owner, namespace, report);
 
   if (
     problems.length > 0 ||
@@ -233,6 +235,22 @@ function readRef(
     return undefined;
   }
   return canonicalEntityRef(value, { defaultKind: kind, defaultNamespace });
+}
+
+/** `owner`, when given: a ref of who declares the objective (a Group by default). */
+function readOwner(value: unknown, defaultNamespace: string, report: Report) {
+  if (value === undefined) {
+    return;
+  }
+  if (typeof value !== 'string' || value === '') {
+    report(['owner'], 'must be an entity ref such as group:default/name');
+    return;
+  }
+  try {
+    parseEntityRef(value, { defaultKind: 'group', defaultNamespace });
+  } catch (error) {
+    report(['owner'], (error as Error).message);
+  }
 }
 
 function readIndicator(
