@@ -36,3 +36,18 @@ export {
   readCatalogChangeEvent,
 } from './catalogChanges/catalogChangeEvent';
 export type { CatalogChangeEvent } from './catalogChanges/catalogChangeEvent';
+export {
+  CATALOG_OWNERSHIP_KEY,
+  coverageOwnershipProblems,
+  coveringEntityOf,
+  readCatalogOwnershipRule,
+  readTargetOwners,
+} from './ownership/catalogOwnership';
+export type {
+  CatalogEntityLike,
+  CatalogOwnershipRule,
+  CoveredTarget,
+  CoveringEntity,
+  TargetOwnerCatalog,
+  TargetOwners,
+} from './ownership/catalogOwnership';

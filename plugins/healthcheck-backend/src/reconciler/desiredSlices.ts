@@ -10,6 +10,7 @@ import {
   environmentNameProblem,
   isHeartbeatSpec,
 } from '@vigil/plugin-healthcheck-common';
+import type { CatalogOwnershipRule } from '@vigil/plugin-healthcheck-node';
 import { heartbeatTargetOf } from './heartbeatTargets';
 import type { DerivationMemo, PairDerivation } from './derivationMemo';
 import type { DesiredSlice, DesiredSliceSet } from '../model';
@@ -71,10 +72,11 @@ export interface SystemEnvironments {
  * Which systems a HealthCheck entity may monitor
  * (`healthcheck.checks.fromCatalog`): `owner`, only those its owner owns;
  * `any`, every system it names. Checks made through the API are judged by
- * permissions instead.
+ * permissions instead. The one rule every kind follows
+ * (`CatalogOwnershipRule`).
  * @internal
  */
-export type ChecksFromCatalog = 'owner' | 'any';
+export type ChecksFromCatalog = CatalogOwnershipRule;
 
 /**
  * How targets are rendered, from `healthcheck.targets`.

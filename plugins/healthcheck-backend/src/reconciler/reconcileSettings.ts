@@ -1,4 +1,7 @@
-import { readConfigDuration } from '@vigil/plugin-healthcheck-node';
+import {
+  readCatalogOwnershipRule,
+  readConfigDuration,
+} from '@vigil/plugin-healthcheck-node';
 import { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
 import type { ChecksFromCatalog } from './desiredSlices';
@@ -79,7 +82,6 @@ export interface DesiredSliceSettings {
 }
 
 const FROM_MEMBERS: readonly EnvironmentsFromMembers[] = ['owner', 'any'];
-const FROM_CATALOG: readonly ChecksFromCatalog[] = ['owner', 'any'];
 
 /**
  * Reads `healthcheck.environments.fromMembers` and
@@ -97,17 +99,8 @@ export function readDesiredSliceSettings(config: Config): DesiredSliceSettings {
       `Invalid ${key} '${fromMembers}': use ${FROM_MEMBERS.join(' or ')}`,
     );
   }
-  const checksKey = 'healthcheck.checks.fromCatalog';
-  const checksFromCatalog = config.getOptionalString(checksKey) ?? 'owner';
-  if (!(FROM_CATALOG as readonly string[]).includes(checksFromCatalog)) {
-    throw new InputError(
-      `Invalid ${checksKey} '${checksFromCatalog}': use ${FROM_CATALOG.join(
-        ' or ',
-      )}`,
-    );
-  }
   return {
-    checksFromCatalog: checksFromCatalog as ChecksFromCatalog,
+    checksFromCatalog: readCatalogOwnershipRule(config),
     environmentsFromMembers: fromMembers as EnvironmentsFromMembers,
     allowPlaceholderHosts:
       config.getOptionalBoolean('healthcheck.targets.allowPlaceholderHosts') ??
