@@ -10,10 +10,7 @@ import {
   parseEntityRef,
   RELATION_DEPENDENCY_OF,
   RELATION_DEPENDS_ON,
-  RELATION_OWNED_BY,
-  RELATION_OWNER_OF,
 } from '@backstage/catalog-model';
-import { InputError } from '@backstage/errors';
 import {
   CatalogProcessor,
   CatalogProcessorEmit,
@@ -24,6 +21,7 @@ import {
   HEALTHCHECK_KIND,
   isHealthCheckEntity,
 } from '@vigil/plugin-healthcheck-common';
+import { emitOwnerRelations, throwIfProblems } from './entityProblems';
 
 /** A HealthCheck monitors the systems it is assigned to. */
 export const RELATION_MONITORS = 'monitors';
@@ -69,19 +67,7 @@ export class HealthCheckEntityProcessor implements CatalogProcessor {
         defaultNamespace: entity.metadata.namespace,
       }),
     );
-    if (problems.length === 1) {
-      throw new InputError(
-        `Invalid ${HEALTHCHECK_KIND} '${entity.metadata.name}': ${problems[0]}`,
-      );
-    }
-    if (problems.length > 1) {
-      // Reasons may hold "; " themselves, so one problem per line.
-      throw new InputError(
-        `Invalid ${HEALTHCHECK_KIND} '${entity.metadata.name}', ${
-          problems.length
-        } problems:\n${problems.map(p => `- ${p}`).join('\n')}`,
-      );
-    }
+    throwIfProblems(HEALTHCHECK_KIND, entity, problems);
     return true;
   }
 
@@ -109,13 +95,7 @@ export class HealthCheckEntityProcessor implements CatalogProcessor {
       );
     };
     const namespace = { defaultNamespace: entity.metadata.namespace };
-    if (entity.spec.owner) {
-      const owner = parseEntityRef(entity.spec.owner, {
-        defaultKind: 'Group',
-        ...namespace,
-      });
-      relate(owner, RELATION_OWNED_BY, RELATION_OWNER_OF);
-    }
+    emitOwnerRelations(entity, emit);
     for (const system of entity.spec.systems) {
       const target = parseEntityRef(system, {
         defaultKind: 'System',

@@ -92,10 +92,12 @@ describe('MaintenanceWindowEntityProcessor', () => {
     );
   });
 
-  it('relates the window to the systems and checks it covers, in its namespace', async () => {
+  it('relates the window to its owner and to the systems and checks it covers, in its namespace', async () => {
     const emitted: CatalogProcessorResult[] = [];
-    await processor.postProcessEntity(maintenanceWindow(weekly), location, r =>
-      emitted.push(r),
+    await processor.postProcessEntity(
+      maintenanceWindow({ ...weekly, owner: 'team' }),
+      location,
+      r => emitted.push(r),
     );
     const relations = emitted.map(r =>
       r.type === 'relation'
@@ -103,10 +105,68 @@ describe('MaintenanceWindowEntityProcessor', () => {
         : r.type,
     );
     expect(relations).toEqual([
+      'MaintenanceWindow:team-a/nightly-backup ownedBy Group:team-a/team',
+      'Group:team-a/team ownerOf MaintenanceWindow:team-a/nightly-backup',
       'MaintenanceWindow:team-a/nightly-backup covers System:team-a/payments',
       'System:team-a/payments coveredBy MaintenanceWindow:team-a/nightly-backup',
       'MaintenanceWindow:team-a/nightly-backup covers healthcheck:default/payments-db',
       'healthcheck:default/payments-db coveredBy MaintenanceWindow:team-a/nightly-backup',
     ]);
+  });
+
+  describe('judged against what its owner owns (healthcheck.checks.fromCatalog)', () => {
+    /** The catalog as the processor reads it: payments is another team's. */
+    const catalogOwners = new Map([
+      ['system:team-a/payments', { owner: 'group:default/payments-team' }],
+      ['system:team-a/tools', { owner: 'group:team-a/team' }],
+      ['healthcheck:default/payments-db', { owner: 'group:team-a/team' }],
+    ]);
+    const logger = { warn: jest.fn() };
+    const judging = (
+      rule: 'owner' | 'any',
+      readOwners = async () => catalogOwners,
+    ) =>
+      new MaintenanceWindowEntityProcessor({
+        ownership: { rule, readOwners, logger },
+      });
+    const muting = maintenanceWindow({
+      ...weekly,
+      systems: ['payments', 'tools'],
+      owner: 'team',
+    });
+
+    it('refuses a system another team owns, at its field, as a processing error', async () => {
+      await expect(judging('owner').validateEntityKind(muting)).rejects.toThrow(
+        "Invalid MaintenanceWindow 'nightly-backup': spec.systems[0]: maintenancewindow:team-a/nightly-backup is owned by group:team-a/team and system:team-a/payments by group:default/payments-team; a MaintenanceWindow covers only systems and checks its owner owns (healthcheck.checks.fromCatalog: owner). Give it spec.owner group:default/payments-team, or let the owner of system:team-a/payments declare it",
+      );
+    });
+
+    it('accepts what its owner owns, and what it cannot judge: a target not in the catalog (yet), or owners it could not read', async () => {
+      const own = maintenanceWindow({
+        ...weekly,
+        systems: ['tools'],
+        owner: 'team',
+      });
+      await expect(judging('owner').validateEntityKind(own)).resolves.toBe(
+        true,
+      );
+      await expect(
+        judging('owner', async () => new Map()).validateEntityKind(muting),
+      ).resolves.toBe(true);
+      await expect(
+        judging('owner', async () => {
+          throw new Error('catalog unavailable');
+        }).validateEntityKind(muting),
+      ).resolves.toBe(true);
+      expect(logger.warn).toHaveBeenCalledWith(
+        'Could not read the owners of what maintenancewindow:team-a/nightly-backup names, so it is not judged here this time; the health-check backend judges it where it reads it: Error: catalog unavailable',
+      );
+    });
+
+    it('accepts every system where the operator set any', async () => {
+      await expect(judging('any').validateEntityKind(muting)).resolves.toBe(
+        true,
+      );
+    });
   });
 });

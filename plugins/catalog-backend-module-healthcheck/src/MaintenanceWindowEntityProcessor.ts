@@ -3,7 +3,6 @@ import {
   getCompoundEntityRef,
   parseEntityRef,
 } from '@backstage/catalog-model';
-import { InputError } from '@backstage/errors';
 import {
   CatalogProcessor,
   CatalogProcessorEmit,
@@ -17,6 +16,12 @@ import {
   validateMaintenanceWindowSpec,
 } from '@vigil/plugin-healthcheck-common';
 import { maintenanceRecurrenceRules } from '@vigil/plugin-healthcheck-node';
+import {
+  emitOwnerRelations,
+  OwnershipJudgeOptions,
+  ownershipProblems,
+  throwIfProblems,
+} from './entityProblems';
 
 /** A MaintenanceWindow covers the systems and checks it names. */
 export const RELATION_COVERS = 'covers';
@@ -24,14 +29,34 @@ export const RELATION_COVERS = 'covers';
 export const RELATION_COVERED_BY = 'coveredBy';
 
 /**
+ * Options of {@link MaintenanceWindowEntityProcessor}.
+ * @internal
+ */
+export interface MaintenanceWindowEntityProcessorOptions {
+  /**
+   * Judges each system and check a window covers against its owner
+   * (`healthcheck.checks.fromCatalog`); without it, only the spec is judged.
+   */
+  ownership?: OwnershipJudgeOptions;
+}
+
+/**
  * Accepts `MaintenanceWindow` entities into the catalog and relates each to
- * the systems and HealthChecks it covers. A malformed window fails here,
- * as a processing error on that entity alone that lists every problem
- * with its field path (see `validateMaintenanceWindowSpec`); its RRULE or
- * cron expression is read by the parser that computes its occurrences.
+ * its owner and to the systems and HealthChecks it covers. A malformed
+ * window fails here, as a processing error on that entity alone that lists
+ * every problem with its field path (see `validateMaintenanceWindowSpec`);
+ * its RRULE or cron expression is read by the parser that computes its
+ * occurrences. So does a window that covers a system or check its owner
+ * does not own, at that field (see `ownershipProblems`).
  * @internal
  */
 export class MaintenanceWindowEntityProcessor implements CatalogProcessor {
+  readonly #options: MaintenanceWindowEntityProcessorOptions;
+
+  constructor(options: MaintenanceWindowEntityProcessorOptions = {}) {
+    this.#options = options;
+  }
+
   getProcessorName(): string {
     return 'MaintenanceWindowEntityProcessor';
   }
@@ -40,24 +65,18 @@ export class MaintenanceWindowEntityProcessor implements CatalogProcessor {
     if (!isMaintenanceWindowEntity(entity)) {
       return false;
     }
-    const problems = formatSpecProblems(
+    let problems = formatSpecProblems(
       validateMaintenanceWindowSpec(entity.spec, {
         recurrence: maintenanceRecurrenceRules,
         defaultNamespace: entity.metadata.namespace,
       }),
     );
-    const name = `${MAINTENANCE_WINDOW_KIND} '${entity.metadata.name}'`;
-    if (problems.length === 1) {
-      throw new InputError(`Invalid ${name}: ${problems[0]}`);
-    }
-    if (problems.length > 1) {
-      // Reasons may hold "; " themselves, so one problem per line.
-      throw new InputError(
-        `Invalid ${name}, ${problems.length} problems:\n${problems
-          .map(p => `- ${p}`)
-          .join('\n')}`,
+    if (problems.length === 0) {
+      problems = formatSpecProblems(
+        await ownershipProblems(entity, this.#options.ownership),
       );
     }
+    throwIfProblems(MAINTENANCE_WINDOW_KIND, entity, problems);
     return true;
   }
 
@@ -69,6 +88,7 @@ export class MaintenanceWindowEntityProcessor implements CatalogProcessor {
     if (!isMaintenanceWindowEntity(entity)) {
       return entity;
     }
+    emitOwnerRelations(entity, emit);
     const self = getCompoundEntityRef(entity);
     const namespace = { defaultNamespace: entity.metadata.namespace };
     const covered = [

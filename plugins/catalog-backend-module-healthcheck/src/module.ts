@@ -2,11 +2,16 @@ import {
   coreServices,
   createBackendModule,
 } from '@backstage/backend-plugin-api';
-import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
+import {
+  catalogProcessingExtensionPoint,
+  catalogServiceRef,
+} from '@backstage/plugin-catalog-node';
 import { eventsServiceRef } from '@backstage/plugin-events-node';
 import {
   ProbeSecrets,
+  readCatalogOwnershipRule,
   readConfigDuration,
+  readTargetOwners,
   secretUsesOf,
 } from '@vigil/plugin-healthcheck-node';
 import { CatalogChangeNotifier } from './CatalogChangeNotifier';
@@ -20,7 +25,9 @@ import { ServiceLevelObjectiveEntityProcessor } from './ServiceLevelObjectiveEnt
  * `ServiceLevelObjective` kinds, so checks, their planned downtime and
  * their objectives can be declared as code next to
  * `catalog-info.yaml`, and tells the health-check backend which systems
- * each change to the catalog touches.
+ * each change to the catalog touches. A window or an objective that names
+ * a system or check its `spec.owner` does not own is a processing error at
+ * that field (`healthcheck.checks.fromCatalog`).
  *
  * @public
  */
@@ -31,11 +38,13 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
     reg.registerInit({
       deps: {
         catalog: catalogProcessingExtensionPoint,
+        catalogApi: catalogServiceRef,
+        auth: coreServices.auth,
         config: coreServices.rootConfig,
         events: eventsServiceRef,
         logger: coreServices.logger,
       },
-      async init({ catalog, config, events, logger }) {
+      async init({ catalog, catalogApi, auth, config, events, logger }) {
         catalog.addProcessor(
           new HealthCheckEntityProcessor({
             probeTypes: catalogProbeTypes(config),
@@ -51,8 +60,24 @@ export const catalogModuleHealthCheckEntityModel = createBackendModule({
               ) ?? false,
           }),
         );
-        catalog.addProcessor(new MaintenanceWindowEntityProcessor());
-        catalog.addProcessor(new ServiceLevelObjectiveEntityProcessor());
+        // Whom a window or an objective reaches is judged against the
+        // owners the catalog holds, read as this module itself.
+        const ownership = {
+          rule: readCatalogOwnershipRule(config),
+          readOwners: async (refs: string[]) =>
+            readTargetOwners(
+              catalogApi,
+              refs,
+              await auth.getOwnServiceCredentials(),
+            ),
+          logger,
+        };
+        catalog.addProcessor(
+          new MaintenanceWindowEntityProcessor({ ownership }),
+        );
+        catalog.addProcessor(
+          new ServiceLevelObjectiveEntityProcessor({ ownership }),
+        );
         // Tells the health-check backend which systems a change touches.
         catalog.addProcessor(new CatalogChangeNotifier({ events, logger }));
       },
