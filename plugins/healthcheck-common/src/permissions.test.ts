@@ -7,6 +7,7 @@ import {
   healthcheckCheckUpdatePermission,
   healthcheckMaintenanceManagePermission,
   healthcheckPermissions,
+  RESOURCE_TYPE_CATALOG_ENTITY,
   RESOURCE_TYPE_HEALTHCHECK_CHECK,
 } from './permissions';
 
@@ -54,7 +55,14 @@ describe('healthcheck permissions', () => {
     expect(healthcheckCheckCreatePermission.type).toBe('basic');
   });
 
-  it('keeps managing maintenance windows basic: the catalog decides who sees the system', () => {
-    expect(healthcheckMaintenanceManagePermission.type).toBe('basic');
+  it('decides managing maintenance windows per system, as a permission on its catalog entity', () => {
+    expect(
+      isResourcePermission(
+        healthcheckMaintenanceManagePermission,
+        RESOURCE_TYPE_CATALOG_ENTITY,
+      ),
+    ).toBe(true);
+    // The catalog's own name, so its rules (isEntityOwner) decide it.
+    expect(RESOURCE_TYPE_CATALOG_ENTITY).toBe('catalog-entity');
   });
 });

@@ -63,15 +63,27 @@ export const healthcheckCheckRunPermission = createPermission({
 });
 
 /**
- * Open a maintenance window through the API, or end one early. A basic
- * permission, as creating a check is: on top of it, the caller must be able
- * to read the system the window covers in the catalog. Windows declared as
- * MaintenanceWindow entities are changed in Git.
+ * The resource type of catalog entities in the permission framework, as
+ * `@backstage/plugin-catalog-common` names it (`RESOURCE_TYPE_CATALOG_ENTITY`):
+ * a permission of this type is decided per entity ref, with the catalog's
+ * rules (`isEntityOwner`, `hasAnnotation`, ...).
+ * @public
+ */
+export const RESOURCE_TYPE_CATALOG_ENTITY = 'catalog-entity';
+
+/**
+ * Open a maintenance window through the API over a system, or end one
+ * early: a resource permission on the system's catalog entity (its ref),
+ * so a policy can allow it only for the systems the caller owns, with the
+ * catalog's `isEntityOwner` rule. On top of it, the caller must be able to
+ * read the system in the catalog. Windows declared as MaintenanceWindow
+ * entities are changed in Git.
  * @public
  */
 export const healthcheckMaintenanceManagePermission = createPermission({
   name: 'healthcheck.maintenance.manage',
   attributes: { action: 'update' },
+  resourceType: RESOURCE_TYPE_CATALOG_ENTITY,
 });
 
 /**

@@ -3,6 +3,7 @@ import {
   AuthorizeResult,
   createPermission,
 } from '@backstage/plugin-permission-common';
+import { healthcheckMaintenanceManagePermission } from '@vigil/plugin-healthcheck-common';
 import { EditorsPermissionPolicy } from './permissionPolicy';
 
 const readCheck = createPermission({
@@ -65,6 +66,20 @@ describe('EditorsPermissionPolicy', () => {
   it('refuses changes when there is no user at all', async () => {
     const decision = await policy.handle({ permission: createCheck });
     expect(decision.result).toBe(AuthorizeResult.DENY);
+  });
+
+  it('lets editors manage the maintenance of any system, decided per system, and no one else', async () => {
+    const manage = {
+      permission: healthcheckMaintenanceManagePermission,
+      resourceRef: 'system:default/messaging',
+    };
+    // The demo guest opens windows over systems it does not own.
+    expect(
+      (await policy.handle(manage, asUser('user:default/alice'))).result,
+    ).toBe(AuthorizeResult.ALLOW);
+    expect(
+      (await policy.handle(manage, asUser('user:default/bob'))).result,
+    ).toBe(AuthorizeResult.DENY);
   });
 
   it('never lets anyone delete catalog entities, editors included', async () => {

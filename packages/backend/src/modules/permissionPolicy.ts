@@ -19,7 +19,11 @@ import { policyExtensionPoint } from '@backstage/plugin-permission-node/alpha';
  * The demo portal's policy: everyone who is signed in may read; only members
  * of the configured editor groups (or the users named there) may create,
  * update or delete. Catalog entities are never deleted from the UI here, so a
- * stray click cannot unregister the demo catalog.
+ * stray click cannot unregister the demo catalog. Editors may manage the
+ * maintenance of every system (`healthcheck.maintenance.manage` is decided
+ * per System entity): a portal of teams would allow it to each system's
+ * owners instead, with `createCatalogConditionalDecision(permission,
+ * catalogConditions.isEntityOwner({ claims }))`.
  */
 export class EditorsPermissionPolicy implements PermissionPolicy {
   readonly #editors: ReadonlySet<string>;

@@ -9,6 +9,8 @@ import {
   startTestBackend,
 } from '@backstage/backend-test-utils';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { RESOURCE_TYPE_CATALOG_ENTITY } from '@backstage/plugin-catalog-common/alpha';
+import { healthcheckMaintenanceManagePermission } from '@vigil/plugin-healthcheck-common';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import request from 'supertest';
@@ -30,6 +32,11 @@ const payments = {
   metadata: { name: 'payments', namespace: 'default' },
   spec: { owner: 'group:default/payments-team' },
 };
+const checkout = {
+  ...payments,
+  metadata: { name: 'checkout', namespace: 'default' },
+  spec: { owner: 'group:default/checkout-team' },
+};
 const nightly = {
   apiVersion: 'vigil.dev/v1alpha1',
   kind: 'MaintenanceWindow',
@@ -41,6 +48,7 @@ const nightly = {
     cron: '0 2 * * *',
     duration: '1h',
     reason: 'Database backup',
+    owner: 'group:default/payments-team',
   },
 };
 /** Covers a system the caller cannot read (it is not in the catalog). */
@@ -73,12 +81,17 @@ function recordingAuditor() {
   return { auditor, outcomes };
 }
 
+/** Denies each permission named, or named with a resource: `name system:default/x`. */
 function permissionsDenying(...denied: string[]) {
-  const decide = async (requests: Array<{ permission: { name: string } }>) =>
-    requests.map(({ permission }) => ({
-      result: denied.includes(permission.name)
-        ? AuthorizeResult.DENY
-        : AuthorizeResult.ALLOW,
+  const decide = async (
+    requests: Array<{ permission: { name: string }; resourceRef?: string }>,
+  ) =>
+    requests.map(({ permission, resourceRef }) => ({
+      result:
+        denied.includes(permission.name) ||
+        denied.includes(`${permission.name} ${resourceRef}`)
+          ? AuthorizeResult.DENY
+          : AuthorizeResult.ALLOW,
     })) as any;
   return mockServices.permissions.mock({
     authorize: jest.fn(decide),
@@ -123,13 +136,15 @@ async function startBackend(options: { denied?: string[] } = {}) {
   const { server } = await startTestBackend({
     features: [
       plugin,
-      catalogServiceMock.factory({ entities: [payments, nightly, secret] }),
+      catalogServiceMock.factory({
+        entities: [payments, checkout, nightly, secret],
+      }),
       mockServices.database.factory(),
       audit.auditor.factory,
       permissions.factory,
     ],
   });
-  return { server, audit, clock };
+  return { server, audit, clock, permissions };
 }
 
 describe('maintenance windows API', () => {
@@ -223,6 +238,49 @@ describe('maintenance windows API', () => {
         /^- environments\[0\]: "eu west" is not an environment name/,
       ),
       '- duration: 25h is longer than 24h; declare longer planned downtime as a MaintenanceWindow entity in Git',
+    ]);
+  });
+
+  it('decides healthcheck.maintenance.manage per system, and refuses naming the system', async () => {
+    const { server, audit, permissions } = await startBackend({
+      denied: ['healthcheck.maintenance.manage system:default/payments'],
+    });
+    const refused = await request(server)
+      .post(WINDOWS)
+      .set('Authorization', aliceHeader)
+      .send({ system: 'payments', duration: '30m' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe(
+      'You may not manage the maintenance of system:default/payments: it needs the permission healthcheck.maintenance.manage on that system',
+    );
+
+    const allowed = await request(server)
+      .post(WINDOWS)
+      .set('Authorization', aliceHeader)
+      .send({ system: 'checkout', duration: '30m' });
+    expect(allowed.status).toBe(201);
+    const ended = await request(server)
+      .post(`${WINDOWS}/${allowed.body.id}/end`)
+      .set('Authorization', aliceHeader);
+    expect(ended.status).toBe(200);
+
+    // Each decision is asked of the system's catalog entity, by its ref.
+    expect(
+      permissions.authorize.mock.calls.map(([requests]) =>
+        requests.map((r: any) => [r.permission.name, r.resourceRef]),
+      ),
+    ).toEqual([
+      [['healthcheck.maintenance.manage', 'system:default/payments']],
+      [['healthcheck.maintenance.manage', 'system:default/checkout']],
+      [['healthcheck.maintenance.manage', 'system:default/checkout']],
+    ]);
+    expect(healthcheckMaintenanceManagePermission.resourceType).toBe(
+      RESOURCE_TYPE_CATALOG_ENTITY,
+    );
+    expect(audit.outcomes()).toEqual([
+      ['maintenance-window-create', 'NotAllowedError'],
+      ['maintenance-window-create', 'success'],
+      ['maintenance-window-end', 'success'],
     ]);
   });
 

@@ -80,7 +80,7 @@ export function maintenanceWindowDetails(
  * The routes of maintenance windows: list and read those of systems the
  * caller can read, open one over a system ("we are deploying now, 30
  * minutes"), end one early. Opening and ending are audited and need
- * `healthcheck.maintenance.manage`.
+ * `healthcheck.maintenance.manage` on the window's system (403 naming it).
  * @internal
  */
 export function createMaintenanceRouter(
@@ -94,14 +94,32 @@ export function createMaintenanceRouter(
     return await httpAuth.credentials(req, { allow: ['user', 'service'] });
   }
 
-  async function authorizeManage(credentials: BackstageCredentials) {
-    const [decision] = await permissions.authorize(
-      [{ permission: healthcheckMaintenanceManagePermission }],
+  /**
+   * Refuses, naming each system, unless the policy lets the caller manage
+   * the maintenance of every one: a decision per System entity, so a
+   * policy may allow it only for the systems the caller owns.
+   */
+  async function authorizeManage(
+    systemRefs: readonly string[],
+    credentials: BackstageCredentials,
+  ) {
+    const decisions = await permissions.authorize(
+      systemRefs.map(resourceRef => ({
+        permission: healthcheckMaintenanceManagePermission,
+        resourceRef,
+      })),
       { credentials },
     );
-    if (decision.result !== AuthorizeResult.ALLOW) {
+    const refused = systemRefs.filter(
+      (_ref, index) => decisions[index].result !== AuthorizeResult.ALLOW,
+    );
+    if (refused.length > 0) {
       throw new NotAllowedError(
-        `You may not do this: it needs the permission ${healthcheckMaintenanceManagePermission.name}`,
+        `You may not manage the maintenance of ${refused.join(
+          ', ',
+        )}: it needs the permission ${
+          healthcheckMaintenanceManagePermission.name
+        } on ${refused.length === 1 ? 'that system' : 'those systems'}`,
       );
     }
   }
@@ -170,7 +188,6 @@ export function createMaintenanceRouter(
       request: req,
     });
     try {
-      await authorizeManage(credentials);
       const request = parseMaintenanceWindowRequest(req.body, now());
       const readable = await readableEntityRefs(
         catalog,
@@ -182,6 +199,7 @@ export function createMaintenanceRouter(
           `There is no system ${request.systemRef} that you can read in the catalog`,
         );
       }
+      await authorizeManage([request.systemRef], credentials);
       const principal = credentials.principal;
       const stored = await store.create({
         ...request,
@@ -234,7 +252,7 @@ export function createMaintenanceRouter(
     });
     try {
       const window = await visibleWindow(id, credentials);
-      await authorizeManage(credentials);
+      await authorizeManage(window.systems ?? [], credentials);
       if (window.source === 'catalog') {
         throw new ConflictError(
           `Maintenance window '${window.id}' is declared in the catalog: change or delete its MaintenanceWindow entity, in Git`,

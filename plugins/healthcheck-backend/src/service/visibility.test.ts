@@ -8,11 +8,13 @@ import { RESOURCE_TYPE_CATALOG_ENTITY } from '@backstage/plugin-catalog-common/a
 import {
   AuthorizeResult,
   isResourcePermission,
+  ResourcePermission,
 } from '@backstage/plugin-permission-common';
 import type { PermissionPolicy } from '@backstage/plugin-permission-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import {
   encodeSliceId,
+  healthcheckMaintenanceManagePermission,
   RESOURCE_TYPE_HEALTHCHECK_CHECK,
   SYSTEM_STATUS_SIGNAL_CHANNEL,
 } from '@vigil/plugin-healthcheck-common';
@@ -58,6 +60,13 @@ const anonymous = mockCredentials.none.header();
 const policy: PermissionPolicy = {
   async handle(req, user) {
     const claims = user?.info.ownershipEntityRefs ?? [];
+    // A system's maintenance is its owners' to manage, public or not.
+    if (req.permission.name === healthcheckMaintenanceManagePermission.name) {
+      return createCatalogConditionalDecision(
+        req.permission as ResourcePermission<'catalog-entity'>,
+        catalogConditions.isEntityOwner({ claims }),
+      );
+    }
     if (isResourcePermission(req.permission, RESOURCE_TYPE_CATALOG_ENTITY)) {
       return createCatalogConditionalDecision(req.permission, {
         anyOf: [
@@ -564,6 +573,32 @@ describe.each(databases.eachSupportedId())(
       ]);
       expect(everythingAliceReads).toContain(alphaKey);
       expect(everythingAliceReads).not.toContain(bravoKey);
+    });
+
+    it("lets the policy decide a system's maintenance per system: its owners open windows, a reader who does not own it gets 403", async () => {
+      const open = (system: string, user: string) =>
+        request(portal.server)
+          .post('/api/healthcheck/v1/maintenance-windows')
+          .set('Authorization', as(user))
+          .send({ system, duration: '30m', reason: 'Deploying' });
+      // Alice reads charlie (it is public) but does not own it.
+      expect((await systemOf('charlie', as(alice))).name).toBe('charlie');
+      const refused = await open('charlie', alice);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toBe(
+        'You may not manage the maintenance of system:default/charlie: it needs the permission healthcheck.maintenance.manage on that system',
+      );
+      // What she cannot read is not there at all.
+      expect((await open('bravo', alice)).status).toBe(404);
+      const opened = await open('alpha', alice);
+      expect(opened.status).toBe(201);
+      // Bob cannot end it (he cannot see alpha); alice can.
+      const end = (user: string) =>
+        request(portal.server)
+          .post(`/api/healthcheck/v1/maintenance-windows/${opened.body.id}/end`)
+          .set('Authorization', as(user));
+      expect((await end(bob)).status).toBe(404);
+      expect((await end(alice)).status).toBe(200);
     });
   },
 );

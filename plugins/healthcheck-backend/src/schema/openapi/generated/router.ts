@@ -1691,7 +1691,7 @@ export const spec = {
       post: {
         operationId: 'CreateMaintenanceWindow',
         description:
-          'Opens a maintenance window over one system the caller can read in the catalog; permission healthcheck.maintenance.manage. Notifications of the slices it covers wait for its end; statuses stay true.',
+          'Opens a maintenance window over one system the caller can read in the catalog; permission healthcheck.maintenance.manage on that system (a catalog-entity resource permission; 403 naming the system otherwise). Notifications of the slices it covers wait for its end; statuses stay true.',
         requestBody: {
           required: true,
           content: {
@@ -1761,7 +1761,7 @@ export const spec = {
       post: {
         operationId: 'EndMaintenanceWindow',
         description:
-          'Ends a window made through the API now (one not begun never happens); permission healthcheck.maintenance.manage. A window declared in the catalog answers 409 (change it in Git), one already over 409, one the caller may not see 404.',
+          'Ends a window made through the API now (one not begun never happens); permission healthcheck.maintenance.manage on its system. A window declared in the catalog answers 409 (change it in Git), one already over 409, one the caller may not see 404.',
         responses: {
           '200': {
             description: 'The window, ended',
