@@ -98,15 +98,33 @@ export interface Config {
     /** Checks declared in the catalog. */
     checks?: {
       /**
-       * Which systems a HealthCheck entity may monitor: 'owner', only those
-       * owned by its spec.owner (a check without an owner monitors none);
-       * 'any', every system it names. Anyone who can register a catalog
-       * file can write a HealthCheck naming any system, so 'any' lets one
-       * team attach a failing check to another team's system and page it.
-       * Checks made through the API are judged by permissions instead.
-       * Default 'owner'.
+       * Which systems (and checks) an entity declared in the catalog may
+       * reach: a HealthCheck the systems it monitors, a MaintenanceWindow
+       * the systems and checks it covers, a ServiceLevelObjective its
+       * system and check. 'owner': only those owned by the entity's
+       * spec.owner (an entity without an owner reaches none); 'any': every
+       * one it names. One setting for every kind, so widening one kind
+       * cannot be forgotten for another. Anyone who can register a catalog
+       * file can name any system, so 'any' lets one team attach a failing
+       * check to another team's system and page it, mute its outage
+       * notifications with a window, or page it with a strict objective.
+       * A refused target is a catalog processing error at its field, and
+       * the backend refuses it again wherever it reads the entity. Checks
+       * and windows made through the API are judged by permissions
+       * instead. Default 'owner'.
        */
       fromCatalog?: 'owner' | 'any';
+    };
+
+    /** Maintenance windows. */
+    maintenance?: {
+      /**
+       * MaintenanceWindow entities that may cover one system (and one
+       * check); those beyond are refused for it, with a warning that names
+       * the entity and field. The system owner's own come first, then
+       * entity ref order. A whole number from 1 to 1000. Default 20.
+       */
+      maxWindowsPerSystem?: number;
     };
 
     /** What the catalog module needs to know to validate HealthCheck entities. */
@@ -250,6 +268,14 @@ export interface Config {
 
     /** Service-level objectives (ServiceLevelObjective entities). */
     slo?: {
+      /**
+       * ServiceLevelObjective entities that may count for one system;
+       * those beyond are shown nowhere and alert no one, with a warning
+       * that names the entity and field. The system owner's own come
+       * first, then entity ref order. A whole number from 1 to 1000.
+       * Default 20.
+       */
+      maxObjectivesPerSystem?: number;
       /**
        * Multi-window burn-rate alerts to the system's owner, as the SRE
        * workbook recommends: `page` when the budget burns this many times

@@ -86,6 +86,7 @@ import {
   DatabaseSloAlertStore,
   handleSloAlerts,
   loadCatalogObjectives,
+  ObjectiveAdmission,
   readSloAlertRules,
   scheduleSloAlerts,
   SloHistoryReader,
@@ -93,6 +94,7 @@ import {
 import { createRouter } from './service/createRouter';
 import { DatabaseMaintenanceStore } from './maintenance/DatabaseMaintenanceStore';
 import { MaintenanceCalendar } from './maintenance/MaintenanceCalendar';
+import { readCoverageSettings } from './ownership';
 import { MaintenanceNotificationHold } from './maintenance/MaintenanceNotificationHold';
 import {
   scheduleHeldNotificationRelease,
@@ -210,11 +212,20 @@ export const healthcheckPlugin = createBackendPlugin({
         const maintenanceStore = await DatabaseMaintenanceStore.create({
           database,
         });
+        // Windows and objectives reach only what their owner owns.
+        const coverage = readCoverageSettings(config);
         const maintenance = new MaintenanceCalendar({
           catalog,
           auth,
           store: maintenanceStore,
           logger: logger.child({ component: 'maintenance' }),
+          coverage,
+        });
+        const objectiveAdmission = new ObjectiveAdmission({
+          catalog,
+          auth,
+          logger: logger.child({ component: 'slo' }),
+          coverage,
         });
         await scheduleMaintenancePrune({
           scheduler,
@@ -411,6 +422,7 @@ export const healthcheckPlugin = createBackendPlugin({
           liveKeyOf,
           maintenance,
           sloReader,
+          objectiveAdmission,
         });
         // The API and the actions answer from the same reads.
         const healthReads = createSystemHealthReads(healthReadOptions);
@@ -432,6 +444,7 @@ export const healthcheckPlugin = createBackendPlugin({
             loadCatalogObjectives({
               catalog,
               credentials: await auth.getOwnServiceCredentials(),
+              admission: objectiveAdmission,
             }),
           reader: sloReader,
           store: new DatabaseSloAlertStore(sloDatabase),
@@ -456,6 +469,7 @@ export const healthcheckPlugin = createBackendPlugin({
           rollups,
           sloReader,
           sloAlertRules,
+          objectiveAdmission,
           checkRuleset,
           probeTypes,
           secrets,

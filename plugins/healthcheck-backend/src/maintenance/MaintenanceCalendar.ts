@@ -10,7 +10,19 @@ import {
   MaintenanceWindowSpec,
   validateMaintenanceWindowSpec,
 } from '@vigil/plugin-healthcheck-common';
-import { maintenanceRecurrenceRules } from '@vigil/plugin-healthcheck-node';
+import {
+  CoveringEntity,
+  coveringEntityOf,
+  maintenanceRecurrenceRules,
+  TargetOwnerCatalog,
+} from '@vigil/plugin-healthcheck-node';
+import {
+  CachedRead,
+  CatalogCoverage,
+  COVERING_ENTITY_FIELDS,
+  DEFAULT_COVERAGE_SETTINGS,
+} from '../ownership';
+import type { CoverageSettings } from '../ownership';
 import type {
   DatabaseMaintenanceStore,
   StoredMaintenanceWindow,
@@ -35,38 +47,36 @@ const MAX_CATALOG_WINDOWS = 5_000;
 /** API windows that ended this long ago are still read: their end is told. */
 const RECENTLY_ENDED_MS = 24 * 3_600_000;
 
-const ENTITY_FIELDS = [
-  'apiVersion',
-  'kind',
-  'metadata.name',
-  'metadata.namespace',
-  'spec',
-];
-
 /**
  * Where the backend reads maintenance windows: the MaintenanceWindow
  * entities of the catalog (read with the plugin's own credentials, as the
  * reconciler reads HealthCheck entities) and the windows made through the
  * API, read together and kept for a few seconds. An entity that does not
- * validate is left out, as its HealthCheck twin would run nowhere.
+ * validate is left out, as its HealthCheck twin would run nowhere. An
+ * entity covers only the systems and checks its owner may reach, judged
+ * on every read (see `CatalogCoverage`): the others are taken out of its
+ * lists, and a window left covering nothing is left out, so it holds no
+ * notification, leaves no time out of SLOs and shows nowhere.
  * @internal
  */
 export class MaintenanceCalendar {
   readonly #catalog: Pick<CatalogService, 'getEntities'>;
+  readonly #coverage: CatalogCoverage;
   readonly #auth: Pick<AuthService, 'getOwnServiceCredentials'>;
   readonly #store: Pick<DatabaseMaintenanceStore, 'list'>;
   readonly #logger: LoggerService;
   readonly #now: () => number;
-  readonly #refreshMs: number;
-  #cache?: { readAt: number; windows: Promise<MaintenanceWindow[]> };
+  readonly #windows: CachedRead<MaintenanceWindow[]>;
   /** Entities already warned about, by ref and problems; cleared with each change. */
   #warned = new Set<string>();
 
   constructor(options: {
-    catalog: Pick<CatalogService, 'getEntities'>;
+    catalog: Pick<CatalogService, 'getEntities'> & TargetOwnerCatalog;
     auth: Pick<AuthService, 'getOwnServiceCredentials'>;
     store: Pick<DatabaseMaintenanceStore, 'list'>;
     logger: LoggerService;
+    /** Whose systems a window may cover, and how many per system; safe defaults. */
+    coverage?: CoverageSettings;
     now?: () => number;
     refreshMs?: number;
   }) {
@@ -75,26 +85,24 @@ export class MaintenanceCalendar {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
-    this.#refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
+    this.#windows = new CachedRead(() => this.#read(this.#now()), {
+      now: this.#now,
+      refreshMs: options.refreshMs ?? DEFAULT_REFRESH_MS,
+    });
+    this.#coverage = CatalogCoverage.forKind('MaintenanceWindow', {
+      ...options,
+      settings: options.coverage ?? DEFAULT_COVERAGE_SETTINGS,
+    });
   }
 
   /** Every window in force, ahead or recently ended. */
   async windows(): Promise<MaintenanceWindow[]> {
-    const now = this.#now();
-    if (!this.#cache || now - this.#cache.readAt >= this.#refreshMs) {
-      const windows = this.#read(now);
-      this.#cache = { readAt: now, windows };
-      // A failed read is not kept: the next caller tries again.
-      windows.catch(() => {
-        if (this.#cache?.windows === windows) this.#cache = undefined;
-      });
-    }
-    return await this.#cache.windows;
+    return this.#windows.get();
   }
 
   /** Reads again at the next call: a window was made or ended here. */
   invalidate(): void {
-    this.#cache = undefined;
+    this.#windows.invalidate();
   }
 
   /** The windows that cover a slice. */
@@ -140,7 +148,10 @@ export class MaintenanceCalendar {
   async #readCatalog(): Promise<MaintenanceWindow[]> {
     const credentials = await this.#auth.getOwnServiceCredentials();
     const { items } = await this.#catalog.getEntities(
-      { filter: { kind: MAINTENANCE_WINDOW_KIND }, fields: ENTITY_FIELDS },
+      {
+        filter: { kind: MAINTENANCE_WINDOW_KIND },
+        fields: COVERING_ENTITY_FIELDS,
+      },
       { credentials },
     );
     if (items.length > MAX_CATALOG_WINDOWS) {
@@ -149,6 +160,7 @@ export class MaintenanceCalendar {
       );
     }
     const windows: MaintenanceWindow[] = [];
+    const covering: CoveringEntity[] = [];
     for (const entity of items.slice(0, MAX_CATALOG_WINDOWS)) {
       if (!isMaintenanceWindowEntity(entity)) {
         continue;
@@ -179,11 +191,24 @@ export class MaintenanceCalendar {
           namespace,
         ),
       );
+      covering.push(coveringEntityOf(entity)!);
     }
     if (this.#warned.size > MAX_CATALOG_WINDOWS) {
       this.#warned = new Set();
     }
-    return windows;
+    const verdicts = await this.#coverage.judge(covering);
+    return windows.flatMap(window => {
+      const reached = verdicts.get(window.id)?.admitted ?? new Set();
+      const covered = {
+        ...window,
+        systems: window.systems?.filter(ref => reached.has(ref)),
+        checks: window.checks?.filter(ref => reached.has(ref)),
+      };
+      // A list it names with nothing left in it: it covers nothing.
+      return covered.systems?.length === 0 || covered.checks?.length === 0
+        ? []
+        : [covered];
+    });
   }
 }
 

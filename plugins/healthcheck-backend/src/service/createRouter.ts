@@ -42,6 +42,7 @@ import {
   createSloRouter,
   loadCatalogObjectives,
   type BurnRateAlertRule,
+  type ObjectiveAdmission,
   type SloHistoryReader,
   summarizeObjectives,
 } from '../slo';
@@ -78,6 +79,8 @@ export interface RouterOptions {
   rollups: Pick<RollupService, 'getOrEmpty'>;
   sloReader: SloHistoryReader;
   sloAlertRules: BurnRateAlertRule[];
+  /** Which objectives count at all (their owner owns their system). */
+  objectiveAdmission: ObjectiveAdmission;
   checkRuleset: PermissionRuleset<HealthCheckResource>;
   probeTypes: ProbeTypeRegistry;
   secrets: ProbeSecrets;
@@ -128,6 +131,7 @@ export async function createRouter(options: RouterOptions): Promise<{
     rollups,
     sloReader,
     sloAlertRules,
+    objectiveAdmission,
     checkRuleset,
     probeTypes,
     secrets,
@@ -191,6 +195,7 @@ export async function createRouter(options: RouterOptions): Promise<{
         objectives: await loadCatalogObjectives({
           catalog,
           credentials: await auth.getOwnServiceCredentials(),
+          admission: objectiveAdmission,
           systemRef,
         }),
         reader: sloReader,
@@ -208,6 +213,7 @@ export async function createRouter(options: RouterOptions): Promise<{
   const sloRouter = createSloRouter({
     httpAuth,
     catalog,
+    admission: objectiveAdmission,
     reader: sloReader,
     rules: sloAlertRules,
   });

@@ -7,7 +7,11 @@ import type { HistoryStore } from '../model';
 import type { SystemReadModel } from '../readModel/SystemReadModel';
 import type { RollupService } from '../rollup';
 import type { LiveKeyOf } from '../rollup/liveKeys';
-import { type SloHistoryReader, systemSloSummaries } from '../slo';
+import {
+  type ObjectiveAdmission,
+  type SloHistoryReader,
+  systemSloSummaries,
+} from '../slo';
 
 /**
  * Where the plugin's reads of system health come from: rollups from the
@@ -25,6 +29,8 @@ export function systemHealthSources(options: {
   liveKeyOf: LiveKeyOf;
   maintenance: Pick<MaintenanceCalendar, 'windows'>;
   sloReader: SloHistoryReader;
+  /** Which objectives count at all (their owner owns their system). */
+  objectiveAdmission: Pick<ObjectiveAdmission, 'admitted'>;
   now?: () => number;
 }) {
   const { catalog, states, history, rollups, readModel, maintenance } = options;
@@ -48,6 +54,7 @@ export function systemHealthSources(options: {
     ) =>
       systemSloSummaries({
         catalog,
+        admission: options.objectiveAdmission,
         reader: options.sloReader,
         credentials,
         systemRefs,

@@ -182,7 +182,10 @@ describe('SloHistoryReader', () => {
         createdBy: 'user:default/alice',
       });
       const calendar = new MaintenanceCalendar({
-        catalog: { getEntities: async () => ({ items: [] }) },
+        catalog: {
+          getEntities: async () => ({ items: [] }),
+          getEntitiesByRefs: async () => ({ items: [] }),
+        },
         auth: mockServices.auth(),
         store,
         logger: mockServices.logger.mock(),

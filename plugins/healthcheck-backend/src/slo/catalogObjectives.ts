@@ -10,6 +10,7 @@ import {
   resolveServiceLevelObjective,
   SERVICE_LEVEL_OBJECTIVE_KIND,
 } from '@vigil/plugin-healthcheck-common';
+import type { ObjectiveAdmission } from './ObjectiveAdmission';
 
 /**
  * An objective as declared in the catalog, resolved.
@@ -26,15 +27,18 @@ export interface CatalogObjective {
 
 /**
  * The ServiceLevelObjective entities the credentials may read, of one
- * system or of all, resolved. The catalog rejects invalid ones; one that
- * slips through (an older processor) is left out rather than failing the
- * others.
+ * system or of all, resolved, that the admission lets in (their owner may
+ * name their system and check, and they are within the system's cap). The
+ * catalog rejects invalid ones; one that slips through (an older
+ * processor) is left out rather than failing the others.
  *
  * @internal
  */
 export async function loadCatalogObjectives(options: {
   catalog: Pick<CatalogService, 'getEntities'>;
   credentials: BackstageCredentials;
+  /** Which objectives may count at all, whoever reads them. */
+  admission: Pick<ObjectiveAdmission, 'admitted'>;
   /** Only this system's (canonical ref); all when left out. */
   systemRef?: string;
   /** Only these systems' (canonical refs), with one catalog request. */
@@ -53,16 +57,20 @@ export async function loadCatalogObjectives(options: {
       }),
     };
   }
-  const { items } = await options.catalog.getEntities(
-    { filter: { kind: SERVICE_LEVEL_OBJECTIVE_KIND, ...systemFilter } },
-    { credentials: options.credentials },
-  );
+  const [{ items }, admitted] = await Promise.all([
+    options.catalog.getEntities(
+      { filter: { kind: SERVICE_LEVEL_OBJECTIVE_KIND, ...systemFilter } },
+      { credentials: options.credentials },
+    ),
+    options.admission.admitted(),
+  ]);
   const objectives: CatalogObjective[] = [];
   for (const entity of items) {
-    const resolved = tryResolve(entity);
+    const ref = stringifyEntityRef(entity).toLowerCase();
+    const resolved = admitted.has(ref) ? tryResolve(entity) : undefined;
     if (resolved && (!only || only.has(resolved.systemRef))) {
       objectives.push({
-        ref: stringifyEntityRef(entity).toLowerCase(),
+        ref,
         title:
           entity.metadata.title ?? resolved.displayName ?? entity.metadata.name,
         objective: resolved,

@@ -10,6 +10,7 @@ export type {
 } from './burnRateAlerts';
 export { buildSloNotification } from './buildSloNotification';
 export { loadCatalogObjectives } from './catalogObjectives';
+export { ObjectiveAdmission } from './ObjectiveAdmission';
 export type { CatalogObjective } from './catalogObjectives';
 export {
   BURN_RATE_WINDOWS,

@@ -1,7 +1,8 @@
-import { mockCredentials } from '@backstage/backend-test-utils';
+import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
 import type { Entity } from '@backstage/catalog-model';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import { HOUR_MS } from '../history/aggregateRuns';
+import { ObjectiveAdmission } from './ObjectiveAdmission';
 import type { SloHistoryQuery } from './SloHistoryReader';
 import type { SloSliceHistory } from './measureIndicator';
 import {
@@ -43,6 +44,13 @@ describe('worstObjective', () => {
   });
 });
 
+const systemEntity = (name: string): Entity => ({
+  apiVersion: 'backstage.io/v1alpha1',
+  kind: 'System',
+  metadata: { name, namespace: 'default' },
+  spec: { owner: 'group:default/team' },
+});
+
 const objective = (
   name: string,
   system: string,
@@ -52,6 +60,7 @@ const objective = (
   kind: 'ServiceLevelObjective',
   metadata: { name, namespace: 'default' },
   spec: {
+    owner: 'team',
     system,
     environment,
     indicator: { type: 'availability' },
@@ -83,16 +92,24 @@ function readerWith(downSeconds: number) {
 describe('systemSloSummaries', () => {
   const catalog = catalogServiceMock({
     entities: [
+      systemEntity('payments'),
+      systemEntity('checkout'),
       objective('payments-prod', 'payments', 'production'),
       objective('payments-staging', 'default/payments', 'staging'),
       objective('checkout-prod', 'system:default/checkout', 'production'),
     ],
+  });
+  const admission = new ObjectiveAdmission({
+    catalog,
+    auth: mockServices.auth(),
+    logger: mockServices.logger.mock(),
   });
 
   it('gives each asked system with objectives its count and worst, in one catalog read', async () => {
     const reader = readerWith(432);
     const answers = await systemSloSummaries({
       catalog,
+      admission,
       reader,
       credentials: mockCredentials.user(),
       systemRefs: ['system:default/payments', 'system:default/identity'],
@@ -123,6 +140,7 @@ describe('systemSloSummaries', () => {
     expect(
       await systemSloSummaries({
         catalog,
+        admission,
         reader,
         credentials: mockCredentials.user(),
         systemRefs: [],

@@ -2,6 +2,7 @@ import type { BackstageCredentials } from '@backstage/backend-plugin-api';
 import type { CatalogService } from '@backstage/plugin-catalog-node';
 import type { SystemSloSummary } from '@vigil/plugin-healthcheck-common';
 import { CatalogObjective, loadCatalogObjectives } from './catalogObjectives';
+import type { ObjectiveAdmission } from './ObjectiveAdmission';
 import { computeSlo } from './computeSlo';
 import { readObjectiveSlices, SloHistoryReader } from './SloHistoryReader';
 
@@ -77,6 +78,7 @@ export async function summarizeObjectives(options: {
  */
 export async function systemSloSummaries(options: {
   catalog: Pick<CatalogService, 'getEntities'>;
+  admission: Pick<ObjectiveAdmission, 'admitted'>;
   reader: Pick<SloHistoryReader, 'read'>;
   credentials: BackstageCredentials;
   systemRefs: readonly string[];
@@ -89,6 +91,7 @@ export async function systemSloSummaries(options: {
   const declared = await loadCatalogObjectives({
     catalog: options.catalog,
     credentials: options.credentials,
+    admission: options.admission,
     systemRefs: options.systemRefs,
   });
   for (const entry of declared) {

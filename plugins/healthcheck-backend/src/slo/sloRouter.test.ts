@@ -20,6 +20,7 @@ import request from 'supertest';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { DatabaseHistoryStore } from '../history';
 import { createApiRouter } from '../service/createApiRouter';
+import { ObjectiveAdmission } from './ObjectiveAdmission';
 import { SloHistoryReader } from './SloHistoryReader';
 import { createSloRouter, parseObjectiveQuery } from './sloRouter';
 
@@ -39,9 +40,16 @@ const entities: Entity[] = [
   },
   {
     apiVersion: 'vigil.dev/v1alpha1',
+    kind: 'HealthCheck',
+    metadata: { name: 'api', namespace: 'default' },
+    spec: { owner: 'group:default/team' },
+  },
+  {
+    apiVersion: 'vigil.dev/v1alpha1',
     kind: 'ServiceLevelObjective',
     metadata: { name: 'payments-up', namespace: 'default' },
     spec: {
+      owner: 'group:default/team',
       system: 'payments',
       environment: 'production',
       indicator: { type: 'availability' },
@@ -54,12 +62,27 @@ const entities: Entity[] = [
     kind: 'ServiceLevelObjective',
     metadata: { name: 'api-fast', namespace: 'default' },
     spec: {
+      owner: 'team',
       system: 'payments',
       environment: 'production',
       check: 'api',
       indicator: { type: 'latency', percentile: 95, threshold: '300ms' },
       timeWindow: [{ duration: '1M', isRolling: false }],
       objectives: [{ targetPercent: 95 }],
+    },
+  },
+  // Another team's objective on payments, which would page its owner.
+  {
+    apiVersion: 'vigil.dev/v1alpha1',
+    kind: 'ServiceLevelObjective',
+    metadata: { name: 'page-payments', namespace: 'attackers', title: 'Pay!' },
+    spec: {
+      owner: 'group:attackers/attackers',
+      system: 'system:default/payments',
+      environment: 'production',
+      indicator: { type: 'availability' },
+      timeWindow: [{ duration: '7d', isRolling: true }],
+      objectives: [{ targetPercent: 99.9999 }],
     },
   },
 ];
@@ -129,6 +152,11 @@ describe('GET /v1/systems/:namespace/:name/slos', () => {
                 createSloRouter({
                   httpAuth: deps.httpAuth,
                   catalog,
+                  admission: new ObjectiveAdmission({
+                    catalog: catalogServiceMock({ entities }),
+                    auth: mockServices.auth(),
+                    logger: mockServices.logger.mock(),
+                  }),
                   reader: new SloHistoryReader(client, {
                     rawRetentionMs: 14 * 24 * 60 * MINUTE,
                   }),
@@ -155,7 +183,7 @@ describe('GET /v1/systems/:namespace/:name/slos', () => {
   }
 
   it.each(databases.eachSupportedId())(
-    'gives each objective of the system with attainment, error budget and burn rates, on %p',
+    'gives each objective of the system its owner declared, with attainment, error budget and burn rates, on %p',
     async databaseId => {
       const server = await startServer(databaseId);
       const res = await request(server)

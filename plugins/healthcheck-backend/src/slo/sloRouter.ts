@@ -18,6 +18,7 @@ import {
   DEFAULT_BURN_RATE_ALERT_RULES,
 } from './burnRateAlerts';
 import { CatalogObjective, loadCatalogObjectives } from './catalogObjectives';
+import type { ObjectiveAdmission } from './ObjectiveAdmission';
 import { computeSlo, SloStatus } from './computeSlo';
 import { readObjectiveSlices, SloHistoryReader } from './SloHistoryReader';
 
@@ -33,12 +34,14 @@ const QUERY_PARAMETERS = ['environment', 'check'];
 export function createSloRouter(options: {
   httpAuth: HttpAuthService;
   catalog: Pick<CatalogService, 'getEntityByRef' | 'getEntities'>;
+  /** Which objectives count at all (their owner owns their system). */
+  admission: Pick<ObjectiveAdmission, 'admitted'>;
   reader: Pick<SloHistoryReader, 'read'>;
   /** The burn-rate alert rules, to say which hold now; the workbook's by default. */
   rules?: readonly BurnRateAlertRule[];
   now?: () => number;
 }): express.Router {
-  const { httpAuth, catalog, reader } = options;
+  const { httpAuth, catalog, admission, reader } = options;
   const rules = options.rules ?? DEFAULT_BURN_RATE_ALERT_RULES;
   const now = options.now ?? Date.now;
   const router = createTypedRouter();
@@ -65,7 +68,12 @@ export function createSloRouter(options: {
     }).toLowerCase();
     await visibleSystem(systemRef, credentials);
     const objectives = (
-      await loadCatalogObjectives({ catalog, credentials, systemRef })
+      await loadCatalogObjectives({
+        catalog,
+        credentials,
+        admission,
+        systemRef,
+      })
     ).filter(
       ({ objective }) =>
         (!filter.environment || objective.environment === filter.environment) &&
