@@ -205,6 +205,8 @@ export async function startPortalBackend(options: {
                   'User',
                   'Location',
                   'HealthCheck',
+                  'MaintenanceWindow',
+                  'ServiceLevelObjective',
                 ],
               },
             ],

@@ -1,8 +1,11 @@
 import { TestDatabases } from '@backstage/backend-test-utils';
 import request from 'supertest';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
+import { SLO_ALERTS_TASK_ID } from '../slo';
 import {
   alice,
+  ATTACKER_REASON,
+  ATTACKER_TITLE,
   cellOf,
   CONTAINED_ATTACKS,
   HostilePortal,
@@ -111,6 +114,87 @@ describe('a catalog written by an attacker', () => {
       );
       expect(reason('attack-endless-body')).toContain('[BODY].status');
     });
+
+    it("refuses another team's maintenance window and objective over payments at the field, as catalog processing errors", async () => {
+      const window = 'maintenancewindow:attackers/attack-mute-payments';
+      const objective = 'servicelevelobjective:attackers/attack-page-payments';
+      const errors = await waitFor(
+        'the processing errors of the foreign window and objective',
+        async () => Object.fromEntries(await hostile.portal.processingErrors()),
+        found => Boolean(found[window] && found[objective]),
+      );
+      expect(errors[window].join('\n')).toContain(
+        "Invalid MaintenanceWindow 'attack-mute-payments': spec.systems[0]: maintenancewindow:attackers/attack-mute-payments is owned by group:attackers/attackers and system:default/payments by group:default/payments-team; a MaintenanceWindow covers only systems and checks its owner owns (healthcheck.checks.fromCatalog: owner)",
+      );
+      expect(errors[objective].join('\n')).toContain(
+        "Invalid ServiceLevelObjective 'attack-page-payments': spec.system: servicelevelobjective:attackers/attack-page-payments is owned by group:attackers/attackers and system:default/payments by group:default/payments-team; a ServiceLevelObjective names only a system and a check its owner owns (healthcheck.checks.fromCatalog: owner)",
+      );
+    });
+
+    it("keeps payments' Health tab and objectives its own: no foreign window or reason, no time left out", async () => {
+      const details = await hostile.system('default', 'payments');
+      expect(details.maintenance).toBeUndefined();
+      expect(JSON.stringify(details)).not.toContain(ATTACKER_REASON);
+      const windows = await request(hostile.portal.server)
+        .get('/api/healthcheck/v1/maintenance-windows?system=payments')
+        .set('Authorization', alice);
+      expect(windows.body).toEqual({ items: [] });
+      // The owner's objective counts the time payments is up: none of it
+      // is taken for maintenance.
+      const slos = await waitFor(
+        "payments' objective to count up-time",
+        () =>
+          request(hostile.portal.server)
+            .get('/api/healthcheck/v1/systems/default/payments/slos')
+            .set('Authorization', alice)
+            .then(res => res.body),
+        body => body.items?.[0]?.status.good > 0,
+      );
+      expect(slos.items.map((item: any) => item.ref)).toEqual([
+        'servicelevelobjective:default/payments-available',
+      ]);
+      expect(JSON.stringify(slos)).not.toContain(ATTACKER_TITLE);
+    });
+
+    it("tells payments' owner of an outage at once, and never pages them with another team's objective", async () => {
+      const tasks = await hostile.portal.databaseOf('healthcheck');
+      const lastAlertRun = async () =>
+        (
+          await tasks('backstage_backend_tasks__tasks')
+            .where({ id: SLO_ALERTS_TASK_ID })
+            .first()
+        )?.last_run_ended_at ?? null;
+      hostile.targets.failing.add('staging');
+      try {
+        const told = await waitFor(
+          'the owner to be told payments in staging is unhealthy',
+          async () =>
+            hostile.notifications.filter(
+              n => n.payload.title === 'payments in staging is unhealthy',
+            ),
+          found => found.length > 0,
+        );
+        // Not held for a window: sent to the owner as it happened.
+        expect(told[0].recipients).toEqual({
+          type: 'entity',
+          entityRef: 'system:default/payments',
+        });
+        // The SLO alerts run every minute: wait for one that saw the
+        // outage, which the attackers' 99.9999% objective would page.
+        const before = await lastAlertRun();
+        await waitFor(
+          'the SLO alerts to run once more',
+          lastAlertRun,
+          ended => ended !== null && String(ended) !== String(before),
+          90_000,
+        );
+        expect(
+          hostile.notifications.map(n => n.payload.title).join('\n'),
+        ).not.toContain(ATTACKER_TITLE);
+      } finally {
+        hostile.targets.failing.delete('staging');
+      }
+    }, 180_000);
 
     it('answers a condition nested a hundred deep through the API with a 400, not a 500', async () => {
       const res = await request(hostile.portal.server)

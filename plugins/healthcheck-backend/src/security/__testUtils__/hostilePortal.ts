@@ -2,7 +2,12 @@ import type {
   TestDatabaseId,
   TestDatabases,
 } from '@backstage/backend-test-utils';
+import { createServiceFactory } from '@backstage/backend-plugin-api';
 import { mockCredentials } from '@backstage/backend-test-utils';
+import {
+  NotificationSendOptions,
+  notificationService,
+} from '@backstage/plugin-notifications-node';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,13 +24,19 @@ import {
 
 /** The payments team's secret, which only its own endpoint may receive. */
 export const PAYMENTS_TOKEN = 'pay-s3cret-token';
+/** What the attackers' maintenance window would show on the victim's Health tab. */
+export const ATTACKER_REASON = 'Planned maintenance, do not page';
+/** The title of the attackers' objective, which its alerts would carry. */
+export const ATTACKER_TITLE = 'URGENT payments down, call +1 555 0100';
+
 /** A signed-in user of the payments team. */
 export const alice = mockCredentials.user.header('user:default/alice');
 
 /** Loopback servers: the victim's endpoint, hostile peers, an attacker's listener. */
-/** Loopback servers: the victim's endpoint, hostile peers, an attacker's listener. */
 async function startTargets() {
   const attackerHits: string[] = [];
+  /** Environments whose payments endpoint answers 503, as in an outage. */
+  const failing = new Set<string>();
   const http = await startHttpServer((req, res) => {
     if (req.url === '/endless') {
       // A body that never ends, written as fast as it is read.
@@ -38,7 +49,15 @@ async function startTargets() {
       write();
       return;
     }
-    if (/^\/(production|staging)\/payments\/health$/.test(req.url ?? '')) {
+    const victim = /^\/(production|staging)\/payments\/health$/.exec(
+      req.url ?? '',
+    );
+    if (victim && failing.has(victim[1])) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'DOWN' }));
+      return;
+    }
+    if (victim) {
       const authorized =
         req.headers.authorization === `Bearer ${PAYMENTS_TOKEN}`;
       res.writeHead(authorized ? 200 : 401, {
@@ -75,6 +94,7 @@ async function startTargets() {
     tcp,
     attacker,
     attackerHits,
+    failing,
     close: () =>
       Promise.all([http, tcp, attacker].map((s: LoopbackServer) => s.close())),
   };
@@ -97,7 +117,9 @@ function writeCatalog(
       '$FIFTY_ONE_SYSTEMS',
       Array.from({ length: 51 }, (_, i) => `system-${i}`).join(', '),
     )
-    .replace('$NESTED_CONDITION', `'${nested}'`);
+    .replace('$NESTED_CONDITION', `'${nested}'`)
+    .replace('$ATTACKER_REASON', `'${ATTACKER_REASON}'`)
+    .replace('$ATTACKER_TITLE', `'${ATTACKER_TITLE}'`);
   const file = join(dir, 'catalog.yaml');
   writeFileSync(file, text);
   return file;
@@ -112,6 +134,8 @@ export { waitFor } from '../../__testUtils__/waitFor';
 export interface HostilePortal {
   portal: PortalBackend;
   targets: Awaited<ReturnType<typeof startTargets>>;
+  /** What the plugin sent through Backstage's notifications, in order. */
+  notifications: NotificationSendOptions[];
   /** `GET /v1/systems/{ref}` as a signed-in user, its body. */
   system(namespace: string, name: string): Promise<any>;
   stop(): Promise<void>;
@@ -128,6 +152,7 @@ export async function startHostilePortal(
 ): Promise<HostilePortal> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-hostile-'));
   const targets = await startTargets();
+  const notifications: NotificationSendOptions[] = [];
   const portal = await startPortalBackend({
     catalogFile: writeCatalog(dir, {
       http: targets.http.port,
@@ -149,10 +174,22 @@ export async function startHostilePortal(
         reconcile: { catalogPollInterval: '1s', catalogPollBudget: 1 },
       },
     },
+    features: [
+      createServiceFactory({
+        service: notificationService,
+        deps: {},
+        factory: () => ({
+          async send(notification: NotificationSendOptions) {
+            notifications.push(notification);
+          },
+        }),
+      }),
+    ],
   });
   return {
     portal,
     targets,
+    notifications,
     system: (namespace, name) =>
       request(portal.server)
         .get(`/api/healthcheck/v1/systems/${namespace}/${name}`)
