@@ -117,7 +117,7 @@ describe('MaintenanceCalendar', () => {
     ]);
   });
 
-  it("covers a system and its owner's checks for the system's owner", async () => {
+  it("covers its owner's own system, with its reason", async () => {
     const { calendar } = calendarOf([
       window('patching', {
         systems: ['payments'],
