@@ -334,6 +334,26 @@ export interface Config {
        * whenever one is unhealthy. Default 'targets'.
        */
       upstreamAttribution?: 'targets' | 'any';
+      /**
+       * While an upstream system explains an environment's outage, its
+       * owner gets one notification for the upstream incident (scoped to
+       * it, updated as the environment flips) instead of one per flip.
+       * Default true.
+       */
+      groupUpstreamIncidents?: boolean;
+      /**
+       * With suppressUpstream: an environment still unhealthy this long
+       * after the upstream system that explained its outage recovered is
+       * told once, as its own outage. Default 5m.
+       */
+      upstreamGrace?: HumanDuration | string;
+      /**
+       * Re-notify the owner of an environment still unhealthy this long
+       * after its outage was told, and again after each such period (the
+       * one notification is updated and marked unread). At least 1m.
+       * Default: off.
+       */
+      remindAfter?: HumanDuration | string;
     };
 
     /** Status badges under /api/healthcheck/v1/badges. */

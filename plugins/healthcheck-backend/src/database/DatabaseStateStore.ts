@@ -24,6 +24,23 @@ import type {
  */
 export type RollupRead = { rollup: SystemRollup; digest: string } | 'unchanged';
 
+/**
+ * What the owner of an environment was told of its outage under way (see
+ * `EnvironmentTransitions.deliverNotification`).
+ * @internal
+ */
+export interface EnvironmentNotice {
+  systemRef: string;
+  environment: string;
+  /** The notification's scope; none while nothing was told. */
+  scope?: string;
+  /** The upstream system the outage was put down to, and since when it fails. */
+  upstreamRef?: string;
+  upstreamSince?: number;
+  /** When the outage began (the transition's time). */
+  at: number;
+}
+
 /** Ids per `IN (...)` list: below SQLite's and PostgreSQL's parameter limits. */
 const ID_CHUNK_SIZE = 900;
 /** States per upsert statement; they travel as one JSON parameter. */
@@ -316,8 +333,64 @@ export class DatabaseStateStore {
             .andWhere('s.removed', false),
         )
         .delete();
+      // Their notices go with them.
+      await this.#db('healthcheck_environment_notices as n')
+        .whereIn('n.system_ref', refs.slice(at, at + ID_CHUNK_SIZE))
+        .whereNotExists(
+          this.#db('healthcheck_environment_states as e')
+            .select(this.#db.raw('1'))
+            .whereRaw('e.system_ref = n.system_ref')
+            .andWhereRaw('e.environment = n.environment'),
+        )
+        .delete();
     }
     return forgotten;
+  }
+
+  /** What the owner of an environment was told of its outage under way. */
+  async readNotice(
+    systemRef: string,
+    environment: string,
+  ): Promise<EnvironmentNotice | undefined> {
+    const row = await this.#db('healthcheck_environment_notices')
+      .where({ system_ref: systemRef.toLowerCase(), environment })
+      .first();
+    return row
+      ? {
+          systemRef: row.system_ref,
+          environment: row.environment,
+          scope: row.scope ?? undefined,
+          upstreamRef: row.upstream_ref ?? undefined,
+          upstreamSince:
+            row.upstream_since === null || row.upstream_since === undefined
+              ? undefined
+              : Number(row.upstream_since),
+          at: Number(row.at),
+        }
+      : undefined;
+  }
+
+  /** Records what the owner was told (or that nothing was) of an outage. */
+  async writeNotice(notice: EnvironmentNotice): Promise<void> {
+    const row = {
+      system_ref: notice.systemRef.toLowerCase(),
+      environment: notice.environment,
+      scope: notice.scope ?? null,
+      upstream_ref: notice.upstreamRef ?? null,
+      upstream_since: notice.upstreamSince ?? null,
+      at: Math.round(notice.at),
+    };
+    await this.#db('healthcheck_environment_notices')
+      .insert(row)
+      .onConflict(['system_ref', 'environment'])
+      .merge();
+  }
+
+  /** Forgets the notice of an outage that ended. */
+  async dropNotice(systemRef: string, environment: string): Promise<void> {
+    await this.#db('healthcheck_environment_notices')
+      .where({ system_ref: systemRef.toLowerCase(), environment })
+      .delete();
   }
 
   /**

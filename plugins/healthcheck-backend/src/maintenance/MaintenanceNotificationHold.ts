@@ -4,10 +4,8 @@ import {
   HealthStatus,
 } from '@vigil/plugin-healthcheck-common';
 import type { EnvironmentSlice } from '../model';
-import type {
-  EnvironmentTransitions,
-  NotificationHold,
-} from '../rollup/EnvironmentTransitions';
+import type { EnvironmentTransitions } from '../rollup/EnvironmentTransitions';
+import type { NotificationHold } from '../rollup/OwnerNotifier';
 import type { DatabaseMaintenanceStore } from './DatabaseMaintenanceStore';
 import type { MaintenanceCalendar } from './MaintenanceCalendar';
 import { windowsActiveAt } from './occurrences';

@@ -191,6 +191,23 @@ export class DatabaseOutbox {
       });
   }
 
+  /**
+   * Puts an entry back, due again at `dueAt`, without counting a failure:
+   * a delivery that has more to do later (a reminder, a follow-up).
+   */
+  async reschedule(
+    entry: { id: string; instanceId: string },
+    dueAt: number,
+  ): Promise<void> {
+    await this.#db(TABLE)
+      .where({ id: entry.id, claimed_by: entry.instanceId })
+      .update({
+        due_at: Math.round(dueAt),
+        claimed_by: null,
+        claimed_until: null,
+      });
+  }
+
   /** Gives up the claims of an instance that stops: others take them at once. */
   async release(instanceId: string): Promise<void> {
     await this.#db(TABLE)

@@ -170,6 +170,26 @@ describe('OutboxDispatcher', () => {
       await until('the other instance', async () => received.length === 1);
     });
 
+    it('delivers an entry again when its delivery asks to, without counting a failure', async () => {
+      const { dispatcher, write, outbox, results } = await setup(databaseId);
+      const calls: number[] = [];
+      const d = dispatcher('one');
+      d.handle('greeting', async () => {
+        calls.push(Date.now());
+        return calls.length < 3 ? { again: Date.now() + 50 } : undefined;
+      });
+      await write('a', {});
+      d.start();
+
+      await until('the third call', async () => calls.length === 3);
+      await until(
+        'the outbox to be empty',
+        async () => (await outbox.measure()).pending === 0,
+      );
+      expect(calls[1] - calls[0]).toBeGreaterThanOrEqual(50);
+      expect(results.filter(([, result]) => result === 'failed')).toEqual([]);
+    });
+
     it('drops entries older than the delivery deadline, and says so', async () => {
       const { dispatcher, write, outbox, results } = await setup(databaseId);
       await write('a', {});

@@ -11,13 +11,15 @@ import { noopOutboxMetrics, OutboxMetrics } from './outboxMetrics';
 import { retryDelay } from './retryDelay';
 
 /**
- * Delivers one entry's payload; resolves once the receiver accepted it.
+ * Delivers one entry's payload; resolves once the receiver accepted it,
+ * or with `{ again }` to be called again at that time (epoch ms) with the
+ * same payload: a reminder, a follow-up that waits for its moment.
  * Called at least once per entry, more than once only after a failure or
  * a lease that ran out: deliveries make repeats harmless (a notification's
  * `scope` updates the one the owner has instead of adding another).
  * @internal
  */
-export type OutboxDelivery = (payload: any) => Promise<void>;
+export type OutboxDelivery = (payload: any) => Promise<void | { again: number }>;
 
 /**
  * Where the state changes that call for side effects write them: in their
@@ -187,7 +189,18 @@ export class OutboxDispatcher implements OutboxWriter {
     const outcomes = await Promise.all(
       claimed.map(entry => limit(() => this.#deliver(entry))),
     );
-    const delivered = claimed.filter((_, index) => outcomes[index]);
+    const delivered = claimed.filter((_, index) => outcomes[index] === true);
+    await Promise.all(
+      claimed.map((entry, index) => {
+        const outcome = outcomes[index];
+        return typeof outcome === 'number'
+          ? this.#outbox.reschedule(
+              { id: entry.id, instanceId: this.#instanceId },
+              outcome,
+            )
+          : undefined;
+      }),
+    );
     await this.#outbox.delivered(delivered.map(entry => entry.id));
     for (const entry of delivered) {
       this.#metrics.addDeliveries(1, entry.kind, 'delivered');
@@ -227,22 +240,25 @@ export class OutboxDispatcher implements OutboxWriter {
     }
   }
 
-  /** Delivers one entry; `true` when the receiver accepted it. */
-  async #deliver(entry: ClaimedOutboxEntry): Promise<boolean> {
+  /**
+   * Delivers one entry: `true` when the receiver accepted it, `false` when
+   * it failed (put back), or when to deliver it again.
+   */
+  async #deliver(entry: ClaimedOutboxEntry): Promise<boolean | number> {
     const delivery = this.#deliveries.get(entry.kind);
     try {
       if (!delivery) {
         // Written by a newer version of the plugin, maybe: left for it.
         throw new Error(`no delivery for outbox entries of kind ${entry.kind}`);
       }
-      await withTimeout(
+      const outcome = await withTimeout(
         delivery(entry.payload),
         this.#settings.deliveryTimeoutMs,
         `${entry.kind} was not delivered within ${
           this.#settings.deliveryTimeoutMs
         } ms`,
       );
-      return true;
+      return outcome ? outcome.again : true;
     } catch (error) {
       const attempts = entry.attempts + 1;
       const delayMs = retryDelay(

@@ -10,15 +10,16 @@ import {
   RollupReason,
 } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
-import {
-  buildEnvironmentNotification,
-  componentsOfFailingChecks,
-  NotificationSettings,
-} from './buildNotification';
+import type { NotificationSettings } from './buildNotification';
 import { computeRollup, environmentVerdict } from './computeRollup';
 import type { RollupService } from './RollupService';
 import type { EnvironmentSlice } from '../model';
 import type { OutboxDispatcher, OutboxWriter } from '../outbox';
+import {
+  ENVIRONMENT_NOTIFICATION_KIND,
+  NotificationHold,
+  OwnerNotifier,
+} from './OwnerNotifier';
 
 /**
  * Systems checked at once. Each system's environments take a few round
@@ -32,45 +33,8 @@ const SYSTEMS_AT_ONCE = 4;
 /** Compare-and-set rounds an environment's move takes before leaving it to the sweep. */
 const MOVE_ATTEMPTS = 3;
 
-/**
- * The outbox kinds of an environment's transition: the owner's
- * notification, and the `healthcheck.environment.changed` event.
- * @internal
- */
-export const ENVIRONMENT_NOTIFICATION_KIND = 'environment-notification';
-/** @internal */
+/** The outbox kind of a transition's `healthcheck.environment.changed` event. @internal */
 export const ENVIRONMENT_CHANGED_KIND = 'environment-changed';
-
-/**
- * What an environment notification's outbox entry holds: the transition,
- * and the reasons as they were when it was made.
- * @internal
- */
-export interface EnvironmentNotificationEntry {
-  event: EnvironmentChangedEvent;
-  reasons: RollupReason[];
-}
-
-/**
- * Whether a transition can call for a notification (or end a held one):
- * into or out of `unhealthy`; first runs, degradations and pauses notify
- * nobody and stay out of the outbox.
- */
-function mayNotify(from: HealthStatus, to: HealthStatus): boolean {
-  return from === 'unhealthy' || to === 'unhealthy';
-}
-
-/**
- * What may hold an environment's notification back (maintenance): `true`
- * when it takes the notification of this transition over.
- * @internal
- */
-export interface NotificationHold {
-  holds(
-    event: EnvironmentChangedEvent,
-    slices: readonly EnvironmentSlice[],
-  ): Promise<boolean>;
-}
 
 /**
  * Turns slice state changes into environment transitions: recomputes the
@@ -87,11 +51,9 @@ export class EnvironmentTransitions {
   readonly #store: DatabaseStateStore;
   readonly #logger: LoggerService;
   readonly #events?: EventsService;
-  readonly #notifications?: NotificationService;
-  readonly #rollups?: RollupService;
-  readonly #settings?: NotificationSettings;
-  readonly #hold?: NotificationHold;
   readonly #outbox: OutboxWriter;
+  /** Tells owners; none without a notifications service. */
+  readonly notifier?: OwnerNotifier;
   readonly #now: () => number;
 
   constructor(options: {
@@ -114,12 +76,20 @@ export class EnvironmentTransitions {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#events = options.events;
-    this.#notifications = options.notifications;
-    this.#rollups = options.rollups;
-    this.#settings = options.notificationSettings;
-    this.#hold = options.notificationHold;
     this.#outbox = options.outbox;
     this.#now = options.now ?? Date.now;
+    this.notifier = options.notifications
+      ? new OwnerNotifier({
+          store: options.store,
+          notifications: options.notifications,
+          rollups: options.rollups,
+          settings: options.notificationSettings,
+          hold: options.notificationHold,
+          outbox: options.outbox,
+          logger: options.logger,
+          now: this.#now,
+        })
+      : undefined;
   }
 
   /** Checks every environment the given systems have slices in. */
@@ -262,29 +232,21 @@ export class EnvironmentTransitions {
     }
   }
 
-  /** The outbox entries of a transition: its event, and its notification. */
+  /** The outbox entries of a transition: its event, and what owners are told. */
   #effectsOf(event: EnvironmentChangedEvent, slices: EnvironmentSlice[]) {
-    // JSON: unambiguous whatever the names hold.
-    const streamOf = (effect: string) =>
-      JSON.stringify([effect, event.systemRef, event.environment]);
-    const effects = [
+    return [
       {
-        stream: streamOf('environment-changed'),
+        stream: JSON.stringify([
+          'environment-changed',
+          event.systemRef,
+          event.environment,
+        ]),
         kind: ENVIRONMENT_CHANGED_KIND,
-        payload: event,
+        payload: event as unknown,
       },
+      ...(this.notifier?.entriesOf(event, this.#reasonsOf(event, slices)) ??
+        []),
     ];
-    if (this.#notifications && mayNotify(event.from, event.to)) {
-      effects.push({
-        stream: streamOf('notification'),
-        kind: ENVIRONMENT_NOTIFICATION_KIND,
-        payload: {
-          event,
-          reasons: this.#reasonsOf(event, slices),
-        } satisfies EnvironmentNotificationEntry as any,
-      });
-    }
-    return effects;
   }
 
   /** The environment's reasons, as its rollup would list them. */
@@ -307,23 +269,6 @@ export class EnvironmentTransitions {
       topic: ENVIRONMENT_CHANGED_TOPIC,
       eventPayload: event,
     });
-  }
-
-  /**
-   * Tells the owner of a transition, unless maintenance holds it back; a
-   * failure throws, and the outbox delivers it again later.
-   */
-  async deliverNotification(
-    entry: EnvironmentNotificationEntry,
-  ): Promise<void> {
-    const { event } = entry;
-    const slices = await this.#store.readEnvironmentSlices([
-      { systemRef: event.systemRef, environment: event.environment },
-    ]);
-    if (await this.#held(event, slices)) {
-      return;
-    }
-    await this.#notify(entry);
   }
 
   /**
@@ -362,10 +307,10 @@ export class EnvironmentTransitions {
           }
         : undefined;
     const effects =
-      event && this.#notifications
-        ? this.#effectsOf(event, slices).filter(
-            e => e.kind === ENVIRONMENT_NOTIFICATION_KIND,
-          )
+      event && this.notifier
+        ? this.notifier
+            .entriesOf(event, this.#reasonsOf(event, slices))
+            .filter(e => e.kind === ENVIRONMENT_NOTIFICATION_KIND)
         : [];
     await this.#outbox.transaction(async tx => {
       await drop(tx);
@@ -373,74 +318,6 @@ export class EnvironmentTransitions {
     });
     this.#outbox.wake();
     return effects.length > 0 ? event : undefined;
-  }
-
-  async #held(
-    event: EnvironmentChangedEvent,
-    slices: EnvironmentSlice[],
-  ): Promise<boolean> {
-    try {
-      return (await this.#hold?.holds(event, slices)) ?? false;
-    } catch (error) {
-      // Better told during maintenance than never.
-      this.#logger.warn(
-        `Could not tell whether maintenance holds the notification of ${event.systemRef} in ${event.environment}`,
-        error as Error,
-      );
-      return false;
-    }
-  }
-
-  async #notify(entry: EnvironmentNotificationEntry): Promise<void> {
-    if (!this.#notifications) {
-      return;
-    }
-    const { event, reasons } = entry;
-    const upstreamRefs = this.#rollups
-      ? await this.#rollups.upstreamOf(event.systemRef)
-      : [];
-    const upstream = await Promise.all(
-      upstreamRefs.map(async ref => ({
-        systemRef: ref,
-        status: ((await this.#rollups?.get(ref))?.status ??
-          'unknown') as HealthStatus,
-      })),
-    );
-    const unhealthyUpstream = upstream.filter(u => u.status === 'unhealthy');
-    // Where the failing checks' components belong decides whether an
-    // unhealthy upstream system explains the outage; ask the catalog only
-    // when the answer can matter. Without an answer the owner is still
-    // told, as if the failing checks targeted nothing upstream.
-    const targeted = componentsOfFailingChecks(reasons);
-    const systemOfComponent =
-      unhealthyUpstream.length > 0 && targeted.length > 0 && this.#rollups
-        ? await this.#rollups.systemsOfComponents(targeted).catch(error => {
-            this.#logger.warn(
-              `Could not read the systems of ${targeted.join(', ')}`,
-              error,
-            );
-            return new Map<string, string>();
-          })
-        : new Map<string, string>();
-    const notification = buildEnvironmentNotification(
-      {
-        systemRef: event.systemRef,
-        environment: event.environment,
-        from: event.from,
-        to: event.to,
-        at: event.at,
-        reasons,
-        upstream: unhealthyUpstream,
-        systemOfComponent,
-      },
-      this.#settings,
-    );
-    if (notification) {
-      await this.#notifications.send({
-        recipients: { type: 'entity', entityRef: notification.entityRef },
-        payload: notification.payload,
-      });
-    }
   }
 }
 
@@ -456,7 +333,9 @@ export function handleTransitionEffects(
   outbox.handle(ENVIRONMENT_CHANGED_KIND, event =>
     transitions.deliverChange(event),
   );
-  outbox.handle(ENVIRONMENT_NOTIFICATION_KIND, entry =>
-    transitions.deliverNotification(entry),
-  );
+  for (const [kind, delivery] of Object.entries(
+    transitions.notifier?.deliveries() ?? {},
+  )) {
+    outbox.handle(kind, delivery);
+  }
 }

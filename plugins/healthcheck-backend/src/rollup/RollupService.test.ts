@@ -11,7 +11,7 @@ import {
 } from '@vigil/plugin-healthcheck-common';
 import { liveKeysUnder } from './liveKeys';
 import { handleSystemAnnouncements, RollupService } from './RollupService';
-import type { OutboxEntry } from '../outbox';
+import type { OutboxDelivery, OutboxEntry } from '../outbox';
 
 const liveKeyOf = liveKeysUnder(Buffer.alloc(32, 1));
 
@@ -254,7 +254,7 @@ describe('RollupService.recompute', () => {
       liveKeyOf,
       now: () => 1_000_000,
     });
-    const deliveries = new Map<string, (payload: any) => Promise<void>>();
+    const deliveries = new Map<string, OutboxDelivery>();
     handleSystemAnnouncements(
       { handle: (kind, delivery) => deliveries.set(kind, delivery) },
       service,

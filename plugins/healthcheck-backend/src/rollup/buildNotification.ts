@@ -31,6 +31,24 @@ export interface NotificationSettings {
   suppressUpstream: boolean;
   /** When an unhealthy upstream system explains the outage. */
   upstreamAttribution: UpstreamAttribution;
+  /**
+   * One notification per upstream incident for a system whose outage it
+   * explains, updated as the system flips, instead of one per flip.
+   */
+  groupUpstreamIncidents: boolean;
+  /**
+   * With `suppressUpstream`: how long after the upstream recovered a system
+   * still unhealthy is told once.
+   */
+  upstreamGraceMs: number;
+  /** Re-notify an environment still unhealthy this long after it was told; off when absent. */
+  remindAfterMs?: number;
+  /**
+   * How long an outage's notification waits for the statuses of the
+   * systems it depends on to settle when it has any (they fail together,
+   * and the first judged is not the cause).
+   */
+  upstreamSettleMs: number;
 }
 
 /** @internal */
@@ -38,6 +56,9 @@ export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
   productionEnvironments: ['production', 'prod'],
   suppressUpstream: false,
   upstreamAttribution: 'targets',
+  groupUpstreamIncidents: true,
+  upstreamGraceMs: 5 * 60_000,
+  upstreamSettleMs: 2_000,
 };
 
 /**
@@ -150,6 +171,11 @@ export function buildEnvironmentNotification(
     upstream: readonly UpstreamProblem[];
     /** The system of each component the failing checks target, where known. */
     systemOfComponent?: ReadonlyMap<string, string>;
+    /**
+     * The scope to tell it in, when not the transition's own: the upstream
+     * incident's, or the outage's that a recovery ends.
+     */
+    scope?: string;
   },
   settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
 ): EnvironmentNotification | undefined {
@@ -170,7 +196,7 @@ export function buildEnvironmentNotification(
   if (becameUnhealthy && upstream.length > 0 && settings.suppressUpstream) {
     return undefined;
   }
-  const { namespace, name } = parseEntityRef(change.systemRef);
+  const { name } = parseEntityRef(change.systemRef);
   const production = settings.productionEnvironments.some(
     env => env.toLowerCase() === change.environment.toLowerCase(),
   );
@@ -200,14 +226,57 @@ export function buildEnvironmentNotification(
         ? `${where} is unhealthy${upstream.length > 0 ? ' (upstream)' : ''}`
         : `${where} recovered`,
       description,
-      link: `/catalog/${namespace}/system/${name}/health`,
+      // An outage put down to an upstream system links to where it is fixed.
+      link: healthTabOf(
+        becameUnhealthy && upstream.length > 0
+          ? upstream[0].systemRef
+          : change.systemRef,
+      ),
       severity: severityOf(becameUnhealthy, production),
       topic: 'healthcheck',
-      scope: `healthcheck:${change.systemRef.toLowerCase()}:${
-        change.environment
-      }:${Date.parse(change.at)}`,
+      scope:
+        change.scope ??
+        transitionScope(change.systemRef, change.environment, change.at),
     },
   };
+}
+
+/**
+ * The scope of the notification of one transition of an environment:
+ * `healthcheck:<system ref>:<environment>:<epoch ms of the transition>`.
+ * @internal
+ */
+export function transitionScope(
+  systemRef: string,
+  environment: string,
+  at: string,
+): string {
+  return `healthcheck:${systemRef.toLowerCase()}:${environment}:${Date.parse(
+    at,
+  )}`;
+}
+
+/**
+ * The scope of the one notification an environment's owner gets for an
+ * upstream incident, however often the environment flips during it:
+ * `healthcheck:<system ref>:<environment>:upstream:<upstream ref>:<epoch ms
+ * the upstream began to fail>`.
+ * @internal
+ */
+export function upstreamIncidentScope(
+  systemRef: string,
+  environment: string,
+  incident: { systemRef: string; since: number },
+): string {
+  return `healthcheck:${systemRef.toLowerCase()}:${environment}:upstream:${incident.systemRef.toLowerCase()}:${
+    incident.since
+  }`;
+}
+
+/** The Health tab of a system, as a link inside Backstage. @internal */
+export function healthTabOf(systemRef: string): string {
+  const { namespace, name } = parseEntityRef(systemRef);
+  return `/catalog/${namespace}/system/${name}/health`;
 }
 
 /** `system:default/payments (through component:default/payments-service)`. */

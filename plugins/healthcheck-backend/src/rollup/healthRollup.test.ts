@@ -13,7 +13,6 @@ import {
   healthTestbed,
   sliceOf,
 } from './__testUtils__/healthTestbed';
-import { DEFAULT_NOTIFICATION_SETTINGS } from './buildNotification';
 import { createRunFollowUp } from './runFollowUp';
 import type { RunRecord } from '../model';
 
@@ -293,10 +292,7 @@ describe('health rollup', () => {
       // event bus), but checkout-health targets checkout and payments only.
       const targets = instance(store, catalog, 'a');
       const any = instance(store, catalog, 'b', {
-        notificationSettings: {
-          ...DEFAULT_NOTIFICATION_SETTINGS,
-          upstreamAttribution: 'any',
-        },
+        notificationSettings: { upstreamAttribution: 'any' },
       });
       await setStatus(store, SLICES[0], 'healthy');
       await setStatus(store, SLICES[1], 'healthy');

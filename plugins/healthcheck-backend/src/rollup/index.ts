@@ -21,5 +21,7 @@ export {
   systemOfRollupBucket,
 } from './RollupConsumer';
 export { handleSystemAnnouncements, RollupService } from './RollupService';
+export { OwnerNotifier } from './OwnerNotifier';
+export type { NotificationHold } from './OwnerNotifier';
 export { readRollupSettings } from './rollupSettings';
 export type { RollupSettings } from './rollupSettings';

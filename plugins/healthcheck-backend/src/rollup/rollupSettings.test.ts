@@ -9,6 +9,9 @@ describe('readRollupSettings', () => {
         productionEnvironments: ['production', 'prod'],
         suppressUpstream: false,
         upstreamAttribution: 'targets',
+        groupUpstreamIncidents: true,
+        upstreamGraceMs: 300_000,
+        upstreamSettleMs: 2_000,
       },
     });
   });
@@ -28,6 +31,9 @@ describe('readRollupSettings', () => {
           productionEnvironments: ['live'],
           suppressUpstream: true,
           upstreamAttribution: 'any',
+          groupUpstreamIncidents: false,
+          upstreamGrace: '10m',
+          remindAfter: '4h',
         },
       },
     });
@@ -37,8 +43,21 @@ describe('readRollupSettings', () => {
         productionEnvironments: ['live'],
         suppressUpstream: true,
         upstreamAttribution: 'any',
+        groupUpstreamIncidents: false,
+        upstreamGraceMs: 600_000,
+        remindAfterMs: 4 * 3_600_000,
+        upstreamSettleMs: 2_000,
       },
     });
+  });
+
+  it('refuses reminders more often than once a minute, naming the key', () => {
+    const config = new ConfigReader({
+      healthcheck: { notifications: { remindAfter: '10s' } },
+    });
+    expect(() => readRollupSettings(config)).toThrow(
+      'healthcheck.notifications.remindAfter',
+    );
   });
 
   it('refuses an attribution it does not know, naming the choices', () => {

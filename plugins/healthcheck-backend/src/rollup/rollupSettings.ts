@@ -34,6 +34,18 @@ export function readRollupSettings(config: Config): RollupSettings {
         notifications?.getOptionalBoolean('suppressUpstream') ??
         DEFAULT_NOTIFICATION_SETTINGS.suppressUpstream,
       upstreamAttribution: readUpstreamAttribution(config),
+      groupUpstreamIncidents:
+        notifications?.getOptionalBoolean('groupUpstreamIncidents') ??
+        DEFAULT_NOTIFICATION_SETTINGS.groupUpstreamIncidents,
+      upstreamGraceMs:
+        readConfigDuration(config, 'healthcheck.notifications.upstreamGrace') ??
+        DEFAULT_NOTIFICATION_SETTINGS.upstreamGraceMs,
+      remindAfterMs: readConfigDuration(
+        config,
+        'healthcheck.notifications.remindAfter',
+        { minimumMs: 60_000 },
+      ),
+      upstreamSettleMs: DEFAULT_NOTIFICATION_SETTINGS.upstreamSettleMs,
     },
   };
 }

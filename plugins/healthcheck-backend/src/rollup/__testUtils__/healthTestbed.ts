@@ -21,7 +21,10 @@ import { DatabaseStateStore } from '../../database/DatabaseStateStore';
 import type { SliceStatus } from '../../judge';
 import { readDemoCatalog } from '../../reconciler/__testUtils__/demoCatalog';
 import type { DesiredSlice } from '../../model';
-import type { NotificationSettings } from '../buildNotification';
+import {
+  DEFAULT_NOTIFICATION_SETTINGS,
+  NotificationSettings,
+} from '../buildNotification';
 import { EnvironmentTransitions } from '../EnvironmentTransitions';
 import { liveKeysUnder } from '../liveKeys';
 import { RollupConsumer } from '../RollupConsumer';
@@ -227,7 +230,7 @@ export function healthTestbed(databases: TestDatabases) {
       name: string,
       options: {
         windowMs?: number;
-        notificationSettings?: NotificationSettings;
+        notificationSettings?: Partial<NotificationSettings>;
         now?: () => number;
       } = {},
     ): HealthInstance {
@@ -271,7 +274,12 @@ export function healthTestbed(databases: TestDatabases) {
         events,
         notifications,
         rollups,
-        notificationSettings: options.notificationSettings,
+        // Told at once: a test delivers when it says, not after a settle.
+        notificationSettings: {
+          ...DEFAULT_NOTIFICATION_SETTINGS,
+          upstreamSettleMs: 0,
+          ...options.notificationSettings,
+        },
         outbox: outbox.dispatcher,
         now: options.now,
       });
