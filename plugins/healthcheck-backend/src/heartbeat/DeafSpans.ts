@@ -6,7 +6,7 @@ import type {
   RecordedDeafSpan,
 } from './DatabaseDeafSpanStore';
 import { MAX_DEAF_SPANS } from './DatabaseDeafSpanStore';
-import type { DeafSpan } from './heartbeatDeadline';
+import { type DeafSpan, mergedSpans } from './heartbeatDeadline';
 
 /** How often an instance says it can hear, and reads the others' spans. */
 const DEFAULT_MARK_EVERY_MS = 5_000;
@@ -43,8 +43,8 @@ export class DeafSpans {
   #deafSince: number | undefined;
   /** Spans this instance saw and has not written yet (bounded). */
   #unwritten: RecordedDeafSpan[] = [];
-  /** Every instance's spans, as last read. */
-  #known: RecordedDeafSpan[] = [];
+  /** Every instance's spans, as last read, and this one's since, merged. */
+  #known: DeafSpan[] = [];
   /** Set until the span before this instance started has been looked for. */
   #startedAt: number | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -83,10 +83,7 @@ export class DeafSpans {
       return false;
     }
     this.#deafSince = undefined;
-    this.#unwritten.push({ from: since, to: at, cause: 'database' });
-    if (this.#unwritten.length > MAX_DEAF_SPANS) {
-      this.#unwritten.shift();
-    }
+    this.#keep({ from: since, to: at, cause: 'database' });
     this.#logger.info(
       `Heartbeat deadlines move by ${Math.round(
         (at - since) / 1000,
@@ -97,11 +94,20 @@ export class DeafSpans {
     return true;
   }
 
+  /** A span this instance saw: known here at once, shared at the next mark. */
+  #keep(span: RecordedDeafSpan): void {
+    this.#unwritten.push(span);
+    if (this.#unwritten.length > MAX_DEAF_SPANS) {
+      this.#unwritten.shift();
+    }
+    this.#known = mergedSpans([...this.#known, span]).slice(-MAX_DEAF_SPANS);
+  }
+
   /** Every span known here, this instance's current one up to `now`. */
   spans(now: number = this.#now()): DeafSpan[] {
     const open: DeafSpan[] =
       this.#deafSince === undefined ? [] : [{ from: this.#deafSince, to: now }];
-    return [...this.#known, ...this.#unwritten, ...open];
+    return [...this.#known, ...open];
   }
 
   /**
@@ -154,7 +160,10 @@ export class DeafSpans {
         this.#unwritten = [...unwritten, ...this.#unwritten];
         throw error;
       });
-      this.#known = await this.#store.readSince(now - READ_BACK_MS);
+      this.#known = mergedSpans([
+        ...(await this.#store.readSince(now - READ_BACK_MS)),
+        ...this.#unwritten,
+      ]);
     } catch (error) {
       // The database is away: what this instance sees of it is its own span.
       this.#logger.debug(
@@ -171,7 +180,7 @@ export class DeafSpans {
     if (lastHeard === undefined || startedAt - lastHeard <= this.#markEveryMs) {
       return;
     }
-    this.#unwritten.push({ from: lastHeard, to: startedAt, cause: 'down' });
+    this.#keep({ from: lastHeard, to: startedAt, cause: 'down' });
     this.#logger.info(
       `No instance could hear heartbeat pings for ${Math.round(
         (startedAt - lastHeard) / 1000,

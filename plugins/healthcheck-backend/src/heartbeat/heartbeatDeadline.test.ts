@@ -1,6 +1,7 @@
 import {
   extendedByDeafness,
   heartbeatDeadline,
+  mergedSpans,
   observeHeartbeat,
 } from './heartbeatDeadline';
 
@@ -44,6 +45,23 @@ describe('heartbeatDeadline', () => {
         at('2026-03-01T00:00:00Z'),
       ),
     ).toBe(Infinity);
+  });
+});
+
+describe('mergedSpans', () => {
+  it('makes the same outage, as each instance reports it, one span, in order', () => {
+    expect(
+      mergedSpans([
+        { from: 500, to: 600 },
+        { from: 100, to: 300 },
+        { from: 200, to: 400 },
+        { from: 400, to: 450 },
+        { from: 700, to: 700 },
+      ]),
+    ).toEqual([
+      { from: 100, to: 450 },
+      { from: 500, to: 600 },
+    ]);
   });
 });
 

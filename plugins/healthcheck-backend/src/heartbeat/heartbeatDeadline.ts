@@ -42,11 +42,27 @@ function scheduledDeadline(timing: HeartbeatTiming, since: number): number {
 }
 
 /**
+ * The spans in order of start, overlapping or touching ones made one: the
+ * same outage as each instance reports it is one span.
+ */
+export function mergedSpans(spans: readonly DeafSpan[]): DeafSpan[] {
+  const merged: DeafSpan[] = [];
+  for (const span of [...spans].sort((a, b) => a.from - b.from)) {
+    const last = merged[merged.length - 1];
+    if (last && span.from <= last.to) {
+      last.to = Math.max(last.to, span.to);
+    } else if (span.to > span.from) {
+      merged.push({ from: span.from, to: span.to });
+    }
+  }
+  return merged;
+}
+
+/**
  * The deadline once the time Vigil was deaf between `since` and it is
  * added: the moment Vigil has listened for as long as the deadline
  * allowed. Spans are walked in order; each that begins before the deadline
- * reached so far moves it by its length after `since` (overlaps counted
- * once).
+ * reached so far moves it by its length after `since`.
  */
 export function extendedByDeafness(
   deadline: number,
@@ -54,16 +70,11 @@ export function extendedByDeafness(
   deaf: readonly DeafSpan[],
 ): number {
   let extended = deadline;
-  let counted = since;
-  for (const span of [...deaf].sort((a, b) => a.from - b.from)) {
+  for (const span of mergedSpans(deaf)) {
     if (!Number.isFinite(extended) || span.from >= extended) {
       break;
     }
-    const from = Math.max(span.from, counted);
-    if (span.to > from) {
-      extended += span.to - from;
-      counted = span.to;
-    }
+    extended += Math.max(0, span.to - Math.max(span.from, since));
   }
   return extended;
 }
