@@ -269,6 +269,7 @@ export const healthcheckPlugin = createBackendPlugin({
           events,
           signals,
           outbox,
+          upstreamAttribution: rollupSettings.notifications.upstreamAttribution,
           liveKeyOf,
           readModel,
         });

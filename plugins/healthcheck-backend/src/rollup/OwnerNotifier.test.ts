@@ -131,11 +131,17 @@ describe('a storm along dependencies', () => {
       await set(dependents, 'healthy');
       await set(dependents, 'unhealthy');
     }
+    // What the Health tab and the overview show meanwhile.
+    const during = await health.rollups.recompute(`system:default/${DEPENDENTS[0]}`);
     await set([upstream], 'healthy');
     await set(dependents, 'healthy');
+    const after = await health.rollups.recompute(
+      `system:default/${DEPENDENTS[0]}`,
+    );
     return {
       views: ownerViews(health.notifications.sent),
       wire: health.notifications.sent.length,
+      causedBy: [during, after].map(r => r.environments[0].causedBy),
     };
   }
 
@@ -182,6 +188,9 @@ describe('a storm along dependencies', () => {
           perFlip.views.get(`system:default/${dependent}`)?.notifications,
         ).toBe(2 + 2 * FLAPS);
       }
+      // The rollup says so while it lasts, whatever the notifications do.
+      expect(grouped.causedBy).toEqual([UPSTREAM_REF, undefined]);
+      expect(perFlip.causedBy).toEqual([UPSTREAM_REF, undefined]);
       expect(grouped.views.get(UPSTREAM_REF)).toEqual({
         notifications: 2, // its outage, and its recovery
         namingUpstream: 0,

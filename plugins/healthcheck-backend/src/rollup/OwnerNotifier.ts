@@ -3,22 +3,19 @@ import { NotificationService } from '@backstage/plugin-notifications-node';
 import { parseEntityRef } from '@backstage/catalog-model';
 import {
   EnvironmentChangedEvent,
-  HealthStatus,
   RollupReason,
-  UpstreamProblem,
 } from '@vigil/plugin-healthcheck-common';
 import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { OutboxDelivery, OutboxWriter } from '../outbox';
 import {
   buildEnvironmentNotification,
-  componentsOfFailingChecks,
   DEFAULT_NOTIFICATION_SETTINGS,
   healthTabOf,
   NotificationSettings,
   transitionScope,
-  upstreamCauses,
   upstreamIncidentScope,
 } from './buildNotification';
+import { explainUpstream, UpstreamExplanation } from './upstreamCause';
 import type { RollupService } from './RollupService';
 import type { EnvironmentSlice } from '../model';
 
@@ -292,20 +289,12 @@ export class OwnerNotifier {
     if (upstreamRefs.length > 0 && this.#now() < settledAt) {
       return { again: settledAt };
     }
-    const upstream = await this.#upstreamIn(upstreamRefs, event.environment);
-    const causes = upstreamCauses({
+    const explained = await this.#explain(
+      event.environment,
       reasons,
-      upstream: upstream.map(u => u.problem),
-      systemOfComponent: await this.#systemsOfTargets(reasons, upstream),
-      attribution: this.#settings.upstreamAttribution,
-    });
-    const cause = causes
-      .map(c => upstream.find(u => u.problem.systemRef === c.systemRef)!)
-      .sort((a, b) => a.since - b.since)[0];
-    const incident = cause && {
-      systemRef: cause.problem.systemRef,
-      since: cause.since,
-    };
+      upstreamRefs,
+    );
+    const incident = explained.cause;
     if (incident && this.#settings.suppressUpstream) {
       // Nothing now; told once if it outlasts the upstream incident.
       await this.#store.writeNotice({
@@ -336,8 +325,8 @@ export class OwnerNotifier {
       {
         ...changeOf(event),
         reasons,
-        upstream: upstream.map(u => u.problem),
-        systemOfComponent: await this.#systemsOfTargets(reasons, upstream),
+        upstream: explained.unhealthy,
+        systemOfComponent: explained.systemOfComponent,
         scope:
           incident && this.#settings.groupUpstreamIncidents
             ? upstreamIncidentScope(
@@ -414,59 +403,32 @@ export class OwnerNotifier {
     );
   }
 
-  /**
-   * The upstream systems that are unhealthy in `environment` (or, without
-   * that environment, as a whole), with since when.
-   */
-  async #upstreamIn(
-    upstreamRefs: readonly string[],
+  /** What explains an outage upstream (see {@link explainUpstream}). */
+  async #explain(
     environment: string,
-  ): Promise<Array<{ problem: UpstreamProblem; since: number }>> {
-    if (upstreamRefs.length === 0) {
-      return [];
-    }
-    const states = await this.#store.readEnvironmentStatesOf(upstreamRefs);
-    const found = await Promise.all(
-      upstreamRefs.map(async systemRef => {
-        const own = states.get(systemRef.toLowerCase())?.get(environment);
-        if (own) {
-          return { systemRef, status: own.status, since: own.since };
-        }
-        const rollup = await this.#rollups?.get(systemRef);
-        return {
-          systemRef,
-          status: (rollup?.status ?? 'unknown') as HealthStatus,
-          since: rollup ? Date.parse(rollup.since) : 0,
-        };
-      }),
-    );
-    return found
-      .filter(u => u.status === 'unhealthy')
-      .map(u => ({
-        problem: { systemRef: u.systemRef, status: u.status },
-        since: u.since,
-      }));
-  }
-
-  /**
-   * The systems of the components the failing checks target, asked of the
-   * catalog only when an unhealthy upstream makes the answer matter;
-   * without an answer, as if the checks targeted nothing upstream.
-   */
-  async #systemsOfTargets(
     reasons: readonly RollupReason[],
-    upstream: readonly unknown[],
-  ): Promise<Map<string, string>> {
-    const targeted = componentsOfFailingChecks(reasons);
-    if (upstream.length === 0 || targeted.length === 0 || !this.#rollups) {
-      return new Map();
+    upstreamRefs: readonly string[],
+  ): Promise<UpstreamExplanation> {
+    const rollups = this.#rollups;
+    if (!rollups) {
+      return { unhealthy: [], systemOfComponent: new Map() };
     }
-    return await this.#rollups.systemsOfComponents(targeted).catch(error => {
-      this.#logger.warn(
-        `Could not read the systems of ${targeted.join(', ')}`,
-        error,
-      );
-      return new Map<string, string>();
+    return await explainUpstream({
+      environment,
+      reasons,
+      upstreamRefs,
+      readStates: refs => this.#store.readEnvironmentStatesOf(refs),
+      readRollup: ref => rollups.get(ref),
+      // Without an answer, as if the checks targeted nothing upstream.
+      systemsOfComponents: refs =>
+        rollups.systemsOfComponents(refs).catch(error => {
+          this.#logger.warn(
+            `Could not read the systems of ${refs.join(', ')}`,
+            error,
+          );
+          return new Map<string, string>();
+        }),
+      attribution: this.#settings.upstreamAttribution,
     });
   }
 

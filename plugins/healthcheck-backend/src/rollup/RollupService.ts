@@ -15,6 +15,8 @@ import type { DatabaseStateStore } from '../database/DatabaseStateStore';
 import type { SystemReadModel } from '../readModel/SystemReadModel';
 import { LastKnownReads } from '../database/LastKnownReads';
 import { computeRollup } from './computeRollup';
+import type { UpstreamAttribution } from './buildNotification';
+import { explainUpstream } from './upstreamCause';
 import type { LiveKeyOf } from './liveKeys';
 import { systemsOfComponents, upstreamSystems } from './upstreamSystems';
 import type { OutboxDispatcher, OutboxWriter } from '../outbox';
@@ -60,6 +62,7 @@ export class RollupService {
   readonly #events?: EventsService;
   readonly #signals?: SignalsService;
   readonly #outbox?: OutboxWriter;
+  readonly #upstreamAttribution: UpstreamAttribution;
   readonly #liveKeyOf: LiveKeyOf;
   readonly #readModel?: Pick<SystemReadModel, 'read' | 'lastHeld' | 'current'>;
   readonly #now: () => number;
@@ -80,6 +83,8 @@ export class RollupService {
     signals?: SignalsService;
     /** Where status changes wait to be announced; none are without it. */
     outbox?: OutboxWriter;
+    /** How an environment's outage is put down to an upstream system. */
+    upstreamAttribution?: UpstreamAttribution;
     /** The live key of a system, which its signals carry. */
     liveKeyOf: LiveKeyOf;
     /**
@@ -96,6 +101,7 @@ export class RollupService {
     this.#events = options.events;
     this.#signals = options.signals;
     this.#outbox = options.outbox;
+    this.#upstreamAttribution = options.upstreamAttribution ?? 'targets';
     this.#liveKeyOf = options.liveKeyOf;
     this.#readModel = options.readModel;
     this.#now = options.now ?? Date.now;
@@ -258,7 +264,7 @@ export class RollupService {
         }),
       ]);
     const upstreamRollups = await this.#store.readRollups(upstreamRefs);
-    const rollup = computeRollup({
+    const inputs = {
       systemRef: key,
       slices,
       environmentSince,
@@ -268,7 +274,12 @@ export class RollupService {
       })),
       previous,
       now: computedAt,
-    });
+    };
+    let rollup = computeRollup(inputs);
+    const causes = await this.#causesOf(rollup, upstreamRefs, upstreamRollups);
+    if (causes.size > 0) {
+      rollup = computeRollup({ ...inputs, causes });
+    }
     let announced: SystemStatusChangedEvent | undefined;
     const written = await this.#store.writeRollup(
       rollup,
@@ -308,6 +319,40 @@ export class RollupService {
       this.#outbox?.wake();
     }
     return rollup;
+  }
+
+  /**
+   * The upstream system that explains each unhealthy environment's outage,
+   * as its owner's notification puts it (see `explainUpstream`).
+   */
+  async #causesOf(
+    rollup: SystemRollup,
+    upstreamRefs: readonly string[],
+    upstreamRollups: ReadonlyMap<string, SystemRollup>,
+  ): Promise<Map<string, string>> {
+    const causes = new Map<string, string>();
+    if (upstreamRefs.length === 0) {
+      return causes;
+    }
+    for (const environment of rollup.environments) {
+      if (environment.status !== 'unhealthy') {
+        continue;
+      }
+      const { cause } = await explainUpstream({
+        environment: environment.name,
+        reasons: rollup.reasons.filter(r => r.environment === environment.name),
+        upstreamRefs,
+        readStates: refs => this.#store.readEnvironmentStatesOf(refs),
+        readRollup: async ref => upstreamRollups.get(ref),
+        systemsOfComponents: refs =>
+          this.systemsOfComponents(refs).catch(() => new Map()),
+        attribution: this.#upstreamAttribution,
+      });
+      if (cause) {
+        causes.set(environment.name, cause.systemRef);
+      }
+    }
+    return causes;
   }
 
   /**

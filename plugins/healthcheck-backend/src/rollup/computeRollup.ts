@@ -50,6 +50,8 @@ export function computeRollup(input: {
     { status: HealthStatus; since: number }
   >;
   upstream: ReadonlyArray<{ systemRef: string; status: HealthStatus }>;
+  /** Per environment, the upstream system that explains its outage. */
+  causes?: ReadonlyMap<string, string>;
   previous?: SystemRollup;
   now: number;
 }): SystemRollup {
@@ -78,6 +80,9 @@ export function computeRollup(input: {
       since: new Date(
         stored && stored.status === verdict.status ? stored.since : input.now,
       ).toISOString(),
+      ...(verdict.status === 'unhealthy' && input.causes?.get(name)
+        ? { causedBy: input.causes.get(name) }
+        : {}),
     });
     healthy += verdict.healthy;
     total += verdict.total;

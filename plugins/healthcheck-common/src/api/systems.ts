@@ -32,6 +32,13 @@ export interface EnvironmentRollup {
   total: number;
   /** ISO 8601: since when the environment has had this status. */
   since: string;
+  /**
+   * The upstream system (canonical ref) unhealthy in this environment that
+   * explains its outage (`healthcheck.notifications.upstreamAttribution`);
+   * absent when the environment is not unhealthy or nothing upstream
+   * explains it.
+   */
+  causedBy?: string;
 }
 
 /**

@@ -4,3 +4,4 @@ export {
   systemRefOfEntity,
 } from './statusPresentation';
 export type { StatusPresentation } from './statusPresentation';
+export { upstreamCausesOf } from './upstreamCauses';

@@ -12,6 +12,7 @@ import {
   firstPage,
   lastQuery,
   ListSystems,
+  payments,
   renderPage,
   system,
   systemLinks,
@@ -57,6 +58,28 @@ describe('HealthOverviewPage', () => {
         'finance/billing',
       ),
     ).toBeInTheDocument();
+  });
+
+  it("puts a system's outage down to the upstream system that explains it, before its own reasons", async () => {
+    const caused = {
+      ...payments,
+      environments: payments.environments.map(e =>
+        e.name === 'production'
+          ? { ...e, causedBy: 'system:default/identity' }
+          : e,
+      ),
+    };
+    await renderPage({
+      listSystems: jest.fn(async () => ({ ...firstPage, items: [caused] })),
+    });
+    const row = within((await screen.findByText('Payments')).closest('tr')!);
+    expect(row.getByText(/Caused by upstream/)).toBeInTheDocument();
+    expect(row.getByRole('link', { name: /identity/ })).toHaveAttribute(
+      'href',
+      '/catalog/default/system/identity',
+    );
+    expect(row.getByText('unhealthy in production')).toBeInTheDocument();
+    expect(row.queryByText('[STATUS] (500) == 200')).not.toBeInTheDocument();
   });
 
   it('says when the statuses listed are the last known, the database being unreachable', async () => {

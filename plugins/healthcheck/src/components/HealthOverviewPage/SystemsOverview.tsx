@@ -26,7 +26,11 @@ import {
 import { Dispatch, useEffect, useState } from 'react';
 import useDebounce from 'react-use/esm/useDebounce';
 import { POLL_INTERVAL_MS } from '../../hooks';
-import { presentStatus, STALE_ROLLUP_NOTE } from '../../status';
+import {
+  presentStatus,
+  STALE_ROLLUP_NOTE,
+  upstreamCausesOf,
+} from '../../status';
 import { MaintenanceMarker, maintenanceUntil } from '../Maintenance';
 import { formatAttainment, formatBudgetLeft, formatTarget } from '../Slo';
 import {
@@ -133,6 +137,20 @@ function WorstEnvironment(props: { system: SystemHealthSummary }) {
 function TopReason(props: { system: SystemHealthSummary }) {
   const classes = useStyles();
   const { reasons, upstream } = props.system;
+  const [cause] = upstreamCausesOf(props.system);
+  if (cause) {
+    return (
+      <>
+        <span className={classes.reason}>
+          Caused by upstream{' '}
+          <EntityRefLink entityRef={cause.systemRef} defaultKind="system" />
+        </span>
+        <span className={classes.secondary}>
+          unhealthy in {cause.environment}
+        </span>
+      </>
+    );
+  }
   const [top] = [...reasons].sort((a, b) => rank(b.status) - rank(a.status));
   if (top) {
     return (

@@ -132,6 +132,37 @@ describe('EntityHealthContent', () => {
     expect(within(upstream).getByText('Unhealthy')).toBeInTheDocument();
   });
 
+  it("says which upstream system an environment's outage is put down to", async () => {
+    await renderTab({
+      api: makeApi({
+        getSystem: jest.fn(async () => {
+          const system = makeSystem();
+          return {
+            ...system,
+            environments: system.environments.map(e =>
+              e.status === 'unhealthy'
+                ? { ...e, causedBy: 'system:default/identity' }
+                : e,
+            ),
+          };
+        }),
+      }),
+    });
+    const cause = (await screen.findByText('Caused by upstream')).closest(
+      'section',
+    )!;
+    expect(within(cause).getByText('in production:')).toBeInTheDocument();
+    expect(
+      within(cause).getByRole('link', { name: /identity/ }),
+    ).toHaveAttribute('href', '/catalog/default/system/identity');
+  });
+
+  it('says nothing is caused upstream when the rollup says so', async () => {
+    await renderTab();
+    await screen.findByText('Why');
+    expect(screen.queryByText('Caused by upstream')).not.toBeInTheDocument();
+  });
+
   it('says when the rollup shown is the last known, the database being unreachable, and only then', async () => {
     await renderTab({
       api: makeApi({

@@ -9,7 +9,7 @@ import {
   SystemHealthDetails,
 } from '@vigil/plugin-healthcheck-common';
 import { useState } from 'react';
-import { STALE_ROLLUP_NOTE } from '../../status';
+import { STALE_ROLLUP_NOTE, upstreamCausesOf } from '../../status';
 import { MaintenanceMarker } from '../Maintenance';
 import { checkTitleOf, useCheckDetails } from './systemChecks';
 import { shortCheckName } from './format';
@@ -92,6 +92,7 @@ export function RollupCard(props: RollupCardProps) {
   const { system, live } = props;
   const classes = useStyles();
   const [allReasons, setAllReasons] = useState(false);
+  const causes = upstreamCausesOf(system);
   const reasons =
     allReasons || system.reasons.length <= REASONS_SHOWN
       ? system.reasons
@@ -152,6 +153,27 @@ export function RollupCard(props: RollupCardProps) {
                 : `Show all ${system.reasons.length} reasons`}
             </Button>
           )}
+        </section>
+      )}
+
+      {causes.length > 0 && (
+        <section className={classes.section} aria-labelledby="health-cause">
+          <Typography variant="subtitle2" component="h3" id="health-cause">
+            Caused by upstream
+          </Typography>
+          <ul className={classes.list}>
+            {causes.map(cause => (
+              <li key={cause.environment}>
+                <StatusBadge status="unhealthy" size="small" />
+                <span>in {cause.environment}:</span>
+                <EntityRefLink
+                  entityRef={cause.systemRef}
+                  defaultKind="system"
+                />
+                <span>is unhealthy</span>
+              </li>
+            ))}
+          </ul>
         </section>
       )}
 

@@ -217,6 +217,11 @@ export const spec = {
             type: 'string',
             format: 'date-time',
           },
+          causedBy: {
+            type: 'string',
+            description:
+              'The upstream system (canonical ref) unhealthy in this environment that explains its outage; absent when the environment is not unhealthy or nothing upstream explains it.',
+          },
         },
       },
       SystemRollup: {

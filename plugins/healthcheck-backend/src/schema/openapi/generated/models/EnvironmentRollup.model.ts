@@ -14,4 +14,8 @@ export interface EnvironmentRollup {
   healthy: number;
   total: number;
   since: string;
+  /**
+   * The upstream system (canonical ref) unhealthy in this environment that explains its outage; absent when the environment is not unhealthy or nothing upstream explains it.
+   */
+  causedBy?: string;
 }
