@@ -7,6 +7,11 @@ import type {
   ChaosInstanceOptions,
   MemoryReport,
 } from './chaosInstanceProcess';
+import { TRANSITION_LINE } from './chaosRootLogger';
+import {
+  REFUSAL_CONTROL_PATH,
+  type RefusalState,
+} from './notificationsRefusal';
 
 const INSTANCE_PROCESS = resolvePackagePath(
   '@vigil/plugin-healthcheck-backend',
@@ -25,6 +30,15 @@ const MEMORY_REPORT_TIMEOUT_MS = 10_000;
 export interface StopOutcome {
   tookMs: number;
   killed: boolean;
+}
+
+/** A transition an instance logged once it stored it. @internal */
+export interface LoggedTransition {
+  instance: string;
+  /** `system:default/alpha in production: healthy -> unhealthy` */
+  message: string;
+  /** When the suite read the line. */
+  at: number;
 }
 
 /** One running backend instance. @internal */
@@ -49,6 +63,8 @@ export class ChaosFleet {
   readonly #nameOfPid = new Map<number, string>();
   /** Who waits for each instance's next memory report, by pid. */
   readonly #memoryWaiters = new Map<number, Array<(r: MemoryReport) => void>>();
+  /** Who waits for a transition line, from any instance. */
+  readonly #transitionWaiters = new Set<(t: LoggedTransition) => void>();
   readonly #logDir: string;
   readonly #optionsOf: (
     name: string,
@@ -157,6 +173,63 @@ export class ChaosFleet {
     return { tookMs: Date.now() - startedAt, killed };
   }
 
+  /**
+   * The next transition logged whose message `matches`, from whichever
+   * instance stores it; rejects after `timeoutMs`. Ask before making the
+   * change that causes it.
+   */
+  nextTransition(
+    matches: (message: string) => boolean,
+    timeoutMs: number,
+  ): Promise<LoggedTransition> {
+    return new Promise((resolve, reject) => {
+      const waiter = (transition: LoggedTransition) => {
+        if (matches(transition.message)) {
+          clearTimeout(timer);
+          this.#transitionWaiters.delete(waiter);
+          resolve(transition);
+        }
+      };
+      const timer = setTimeout(() => {
+        this.#transitionWaiters.delete(waiter);
+        reject(
+          new Error(
+            `No instance logged the transition looked for within ${
+              timeoutMs / 1000
+            } s`,
+          ),
+        );
+      }, timeoutMs);
+      this.#transitionWaiters.add(waiter);
+    });
+  }
+
+  /**
+   * Makes the instance's notifications backend answer 503 to everything
+   * (`refusing`), or serve again; says how many requests it refused since
+   * it began refusing.
+   */
+  async refuseNotifications(
+    name: string,
+    refusing: boolean,
+  ): Promise<RefusalState> {
+    const { port } = this.instance(name);
+    const response = await fetch(
+      `http://127.0.0.1:${port}${REFUSAL_CONTROL_PATH}/${
+        refusing ? 'refuse' : 'accept'
+      }`,
+      { method: 'POST' },
+    );
+    if (!response.ok) {
+      throw new Error(
+        `${name} answered ${response.status} when told to ${
+          refusing ? 'refuse' : 'accept'
+        } notifications`,
+      );
+    }
+    return (await response.json()) as RefusalState;
+  }
+
   /** SIGKILL: the instance dies with whatever it had in flight. */
   async kill(name: string): Promise<void> {
     const { child } = this.instance(name);
@@ -236,7 +309,7 @@ export class ChaosFleet {
   /**
    * Reads the child's stdout by lines, for as long as it runs (so that the
    * pipe never fills): resolves with the port of `ready <port>`, then hands
-   * each `memory <json>` to whoever waits for one.
+   * each `memory <json>` and each transition to whoever waits for one.
    */
   #listen(child: ChildProcess, name: string): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -261,6 +334,11 @@ export class ChaosFleet {
           resolve(Number(rest));
         } else if (word === 'memory') {
           this.#memoryWaiters.get(child.pid!)?.shift()?.(JSON.parse(rest));
+        } else if (word === TRANSITION_LINE) {
+          const transition = { instance: name, message: rest, at: Date.now() };
+          for (const waiter of [...this.#transitionWaiters]) {
+            waiter(transition);
+          }
         }
       });
     });

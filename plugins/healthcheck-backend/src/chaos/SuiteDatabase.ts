@@ -1,5 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
-import type { RunRow, SuiteSlice } from './chaosFigures';
+import type { RunRow, StoredNotification, SuiteSlice } from './chaosFigures';
 import type { HeartbeatRun } from './heartbeatFigures';
 
 /**
@@ -16,6 +16,26 @@ function systemNameOf(systemRef: string): string {
   return systemRef.slice(systemRef.indexOf('/') + 1);
 }
 
+/**
+ * Backstage's plugins in each instance that keep tables, each on a
+ * database of its own beside the health-check plugin's: each records its
+ * migrations in knex's default table, so two in one database would take
+ * each other's migrations for missing files.
+ * @internal
+ */
+export const BACKSTAGE_PLUGINS_WITH_TABLES = ['notifications', 'events'];
+
+/** An entry waiting in the plugin's outbox. @internal */
+export interface WaitingEntry {
+  kind: string;
+  stream: string;
+  createdAt: number;
+  attempts: number;
+  /** The instance's name, while one holds it to deliver it. */
+  claimedBy?: string;
+  lastError?: string;
+}
+
 /** A system's stored rollup, as far as the suite reads it. @internal */
 export interface StoredRollup {
   status: string;
@@ -29,38 +49,63 @@ export interface StoredRollup {
  * @internal
  */
 export class SuiteDatabase {
+  /** The health-check plugin's database. */
   readonly name: string;
+  /** The database of each of {@link BACKSTAGE_PLUGINS_WITH_TABLES}, by plugin id. */
+  readonly pluginDatabases: Readonly<Record<string, string>>;
   readonly knex: Knex;
+  readonly #notifications: Knex;
   readonly #admin: Knex;
 
-  /** Creates a database named after the time on the server at `url`. */
+  /** Creates the databases, named after the time, on the server at `url`. */
   static async create(url: string): Promise<SuiteDatabase> {
+    const server = url.replace(/\/$/, '');
     const admin = knexFactory({
       client: 'pg',
-      connection: `${url.replace(/\/$/, '')}/postgres`,
+      connection: `${server}/postgres`,
       pool: { min: 0, max: 1 },
     });
     const name = `vigil_chaos_${Date.now()}`;
-    await admin.raw('CREATE DATABASE ??', [name]);
-    const knex = knexFactory({
-      client: 'pg',
-      connection: `${url.replace(/\/$/, '')}/${name}`,
-      pool: { min: 0, max: 4 },
-      // A restart of PostgreSQL breaks these connections too; say whose.
-      log: {
-        warn: message =>
-          process.stderr.write(
-            `[chaos] the suite's own connection: ${message}\n`,
-          ),
-      },
+    const pluginDatabases = Object.fromEntries(
+      BACKSTAGE_PLUGINS_WITH_TABLES.map(id => [id, `${name}_${id}`]),
+    );
+    for (const database of [name, ...Object.values(pluginDatabases)]) {
+      await admin.raw('CREATE DATABASE ??', [database]);
+    }
+    const connect = (database: string, poolSize: number) =>
+      knexFactory({
+        client: 'pg',
+        connection: `${server}/${database}`,
+        pool: { min: 0, max: poolSize },
+        // A restart of PostgreSQL breaks these connections too; say whose.
+        log: {
+          warn: message =>
+            process.stderr.write(
+              `[chaos] the suite's own connection: ${message}\n`,
+            ),
+        },
+      });
+    return new SuiteDatabase({
+      name,
+      pluginDatabases,
+      knex: connect(name, 4),
+      notifications: connect(pluginDatabases.notifications, 1),
+      admin,
     });
-    return new SuiteDatabase(name, knex, admin);
   }
 
-  private constructor(name: string, knex: Knex, admin: Knex) {
-    this.name = name;
-    this.knex = knex;
-    this.#admin = admin;
+  private constructor(options: {
+    name: string;
+    pluginDatabases: Record<string, string>;
+    knex: Knex;
+    notifications: Knex;
+    admin: Knex;
+  }) {
+    this.name = options.name;
+    this.pluginDatabases = options.pluginDatabases;
+    this.knex = options.knex;
+    this.#notifications = options.notifications;
+    this.#admin = options.admin;
   }
 
   /** Slices of the given checks, with the check as its id. */
@@ -176,13 +221,63 @@ export class SuiteDatabase {
     };
   }
 
-  /** Closes the connections; drops the database unless asked to keep it. */
+  /**
+   * Every notification the users have in Backstage's notifications
+   * backend: what the owners see, one row per user and scope (a delivery
+   * repeated in a scope updates its row).
+   */
+  async readOwnerNotifications(): Promise<StoredNotification[]> {
+    const rows = await this.#notifications('notification').select(
+      'user',
+      'scope',
+      'title',
+      'created',
+      'updated',
+    );
+    return rows.map(row => ({
+      user: row.user,
+      scope: row.scope ?? undefined,
+      title: row.title,
+      createdAt: new Date(row.created).getTime(),
+      updatedAt: row.updated ? new Date(row.updated).getTime() : undefined,
+    }));
+  }
+
+  /** The entries waiting in the plugin's outbox, oldest first. */
+  async readOutbox(): Promise<WaitingEntry[]> {
+    const rows = await this.knex('healthcheck_outbox')
+      .orderBy('id')
+      .select(
+        'kind',
+        'stream',
+        'created_at',
+        'attempts',
+        'claimed_by',
+        'last_error',
+      );
+    return rows.map(row => ({
+      kind: row.kind,
+      stream: row.stream,
+      createdAt: Number(row.created_at),
+      attempts: Number(row.attempts),
+      claimedBy: row.claimed_by ? instanceNameOf(row.claimed_by) : undefined,
+      lastError: row.last_error ?? undefined,
+    }));
+  }
+
+  /** Closes the connections; drops the databases unless asked to keep them. */
   async close(options: { keep: boolean }): Promise<void> {
     await this.knex.destroy();
+    await this.#notifications.destroy();
     if (!options.keep) {
-      await this.#admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [
+      for (const database of [
         this.name,
-      ]);
+        ...Object.values(this.pluginDatabases),
+      ]) {
+        await this.#admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [
+          database,
+        ]);
+      }
     }
     await this.#admin.destroy();
   }

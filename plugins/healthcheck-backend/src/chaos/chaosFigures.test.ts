@@ -2,10 +2,12 @@ import { claimKeyAt } from '../scheduler';
 import type { Flip, Hit } from './ChaosTargets';
 import {
   announceFlips,
+  notificationsOfUser,
   probesOf,
   type RunRow,
   type ScenarioTimeline,
   type SentNotification,
+  type StoredNotification,
   type SuiteSlice,
   tickFigures,
   tickLabel,
@@ -335,5 +337,86 @@ describe('announceFlips', () => {
   it('calls a notification that fits no flip spurious', () => {
     const result = announceFlips([], [sent(1_000, 'unhealthy')]);
     expect(result.spurious).toHaveLength(1);
+  });
+});
+
+describe('notificationsOfUser', () => {
+  const OWNER = 'user:default/chaos-owner';
+  const row = (
+    createdAt: number,
+    scope: string,
+    title: string,
+    overrides: Partial<StoredNotification> = {},
+  ): StoredNotification => ({
+    user: OWNER,
+    scope,
+    title,
+    createdAt,
+    ...overrides,
+  });
+  const failedAt = 'healthcheck:system:default/alpha:production:1000000';
+  const recoveredAt = 'healthcheck:system:default/alpha:production:1010000';
+
+  it("reads the owner's notifications oldest first, each from its scope and title", () => {
+    expect(
+      notificationsOfUser(
+        [
+          row(1_011_000, recoveredAt, 'alpha in production recovered'),
+          row(1_001_000, failedAt, 'alpha in production is unhealthy', {
+            updatedAt: 1_030_000,
+          }),
+          row(
+            1_002_000,
+            'healthcheck:system:default/bravo:dev:1000500',
+            'bravo in dev is unhealthy (upstream)',
+            { user: 'user:default/someone-else' },
+          ),
+        ],
+        OWNER,
+      ),
+    ).toEqual([
+      {
+        at: 1_001_000,
+        system: 'alpha',
+        environment: 'production',
+        kind: 'unhealthy',
+        updatedAt: 1_030_000,
+      },
+      {
+        at: 1_011_000,
+        system: 'alpha',
+        environment: 'production',
+        kind: 'recovered',
+        updatedAt: undefined,
+      },
+    ]);
+  });
+
+  it('counts a second row of one scope as a repeat the owner sees, where a delivery that updated its row is one', () => {
+    const flips: Flip[] = [
+      {
+        at: 999_000,
+        system: 'alpha',
+        environment: 'production',
+        failing: true,
+      },
+    ];
+    const counts = (rows: StoredNotification[]) =>
+      announceFlips(flips, notificationsOfUser(rows, OWNER)).flips.map(
+        f => f.notifications,
+      );
+    expect(
+      counts([
+        row(1_001_000, failedAt, 'alpha in production is unhealthy', {
+          updatedAt: 1_040_000,
+        }),
+      ]),
+    ).toEqual([1]);
+    expect(
+      counts([
+        row(1_001_000, failedAt, 'alpha in production is unhealthy'),
+        row(1_040_000, failedAt, 'alpha in production is unhealthy'),
+      ]),
+    ).toEqual([2]);
   });
 });

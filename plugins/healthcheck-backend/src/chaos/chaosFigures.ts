@@ -342,13 +342,68 @@ export function tickFigures(options: {
   return figures;
 }
 
-/** A notification as the instances recorded it. @internal */
+/** A notification as its owner has it. @internal */
 export interface SentNotification {
+  /** When the owner first had it. */
   at: number;
   system: string;
   environment: string;
   kind: 'unhealthy' | 'recovered';
-  instance: string;
+  /** The instance that sent it, where that is known; the notifications table does not say. */
+  instance?: string;
+  /** When a delivery repeated in its scope last updated it, if one did. */
+  updatedAt?: number;
+}
+
+/** A row of Backstage's notifications table, as read after the suite. @internal */
+export interface StoredNotification {
+  /** The user who has it: `user:default/chaos-owner`. */
+  user: string;
+  /** `healthcheck:<system ref>:<environment>:<epoch ms of the transition>`. */
+  scope?: string;
+  title: string;
+  createdAt: number;
+  updatedAt?: number;
+}
+
+/**
+ * A notification as the figures read it, from what it says: its system
+ * and environment from its scope, its kind from its title.
+ * @internal
+ */
+export function sentNotificationOf(notification: {
+  at: number;
+  scope?: string;
+  title: string;
+}): SentNotification {
+  // healthcheck:system:default/<name>:<environment>:<transition ms>
+  const scope = (notification.scope ?? '').split(':');
+  const systemRef = scope.slice(1, 3).join(':');
+  return {
+    at: notification.at,
+    system: systemRef.slice(systemRef.indexOf('/') + 1),
+    environment: scope[3] ?? '',
+    kind: / recovered$/.test(notification.title) ? 'recovered' : 'unhealthy',
+  };
+}
+
+/**
+ * The notifications `user` has, oldest first: one per row of the
+ * notifications table (a second row in one scope is a second notification
+ * the user sees, a repeated delivery only updates the row).
+ * @internal
+ */
+export function notificationsOfUser(
+  rows: readonly StoredNotification[],
+  user: string,
+): SentNotification[] {
+  return rows
+    .filter(row => row.user === user)
+    .sort((a, b) => a.createdAt - b.createdAt)
+    .map(row => ({
+      ...sentNotificationOf({ ...row, at: row.createdAt }),
+      updatedAt: row.updatedAt,
+    }));
 }
 
 /** A flip of a target and the notifications that announced it. @internal */
