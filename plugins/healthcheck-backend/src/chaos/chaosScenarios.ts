@@ -15,6 +15,7 @@ import type { ScenarioResult } from './chaosReport';
 import type { ChaosSettings, ScenarioName } from './chaosSettings';
 import { type ChaosTargets, FLIPPING_CHECK } from './ChaosTargets';
 import type { FaultProxy } from './FaultProxy';
+import type { HeartbeatPinger } from './HeartbeatPinger';
 import type { SuiteDatabase } from './SuiteDatabase';
 
 /** The suite's checks, named as the path segment of their targets. */
@@ -56,6 +57,8 @@ export interface ChaosContext {
   judgedFrom: number;
   /** What was wrong then (see beginScenario). */
   inherited: Set<string>;
+  /** The job of the heartbeat check, once the fleet has started. */
+  heartbeat?: HeartbeatPinger;
 }
 
 /** A run-now request and what it answered. @internal */

@@ -1,5 +1,10 @@
 import type { SentNotification } from './chaosFigures';
-import { heartbeatFigures, type PingAnswer } from './heartbeatFigures';
+import {
+  heartbeatFigures,
+  heartbeatReport,
+  type PingAnswer,
+  scenarioHeartbeat,
+} from './heartbeatFigures';
 
 const FROM = 1_000_000;
 const TO = FROM + 60_000;
@@ -82,5 +87,60 @@ describe('heartbeatFigures', () => {
       ).toISOString()}`,
     ]);
     expect(figures.notified).toEqual(['production unhealthy']);
+  });
+
+  it('judges a scenario from its fault to its end, and none without a fault', () => {
+    const timeline = {
+      name: 'db-drop',
+      from: FROM - 5_000,
+      to: TO,
+      faults: [{ phase: 'outage' as const, from: FROM, to: FROM + 30_000 }],
+      takeovers: [],
+      kills: [],
+    };
+    const figures = scenarioHeartbeat({
+      system: 'echo',
+      timeline,
+      answers: [answer(FROM - 2_000, 500), answer(FROM + 2_000, 202)],
+      runs: [],
+      notifications: [],
+    });
+    expect(figures).toMatchObject({ pings: 1, journaled: 1, refused: [] });
+    expect(
+      scenarioHeartbeat({
+        system: 'echo',
+        timeline: { ...timeline, faults: [] },
+        answers: [],
+        runs: [],
+        notifications: [],
+      }),
+    ).toBeUndefined();
+  });
+
+  it('says what the heartbeat went through, and names each transition and refused ping as a miss', () => {
+    expect(
+      heartbeatReport('echo', {
+        pings: 90,
+        journaled: 30,
+        refused: [],
+        transitions: [],
+        notified: [],
+      }),
+    ).toEqual({
+      note: 'heartbeat echo pinged throughout: 90 pings (30 journaled), 0 transition(s), 0 notification(s)',
+      misses: [],
+    });
+    expect(
+      heartbeatReport('echo', {
+        pings: 90,
+        journaled: 30,
+        refused: ['production chaos-a: 500'],
+        transitions: ['production: healthy -> unhealthy @t'],
+        notified: ['production unhealthy'],
+      }).misses,
+    ).toEqual([
+      "echo/production: healthy -> unhealthy @t (a heartbeat pinged throughout: Vigil's own fault)",
+      'echo ping refused on production chaos-a: 500',
+    ]);
   });
 });

@@ -3,7 +3,7 @@
  * left alone: every ping taken, no transition, no notification. Pure, so
  * what decides it is tested on its own (heartbeatFigures.test.ts).
  */
-import type { SentNotification } from './chaosFigures';
+import type { ScenarioTimeline, SentNotification } from './chaosFigures';
 
 /** A ping the suite's job sent, and what it was answered. @internal */
 export interface PingAnswer {
@@ -90,5 +90,52 @@ export function heartbeatFigures(options: {
     notified: options.notifications
       .filter(sent => sent.system === options.system && within(sent.at))
       .map(sent => `${sent.environment} ${sent.kind}`),
+  };
+}
+
+/**
+ * The heartbeat's figures in a scenario with a database fault, from the
+ * fault's start to the scenario's end (the database's return included);
+ * undefined for a scenario without one.
+ * @internal
+ */
+export function scenarioHeartbeat(options: {
+  system: string;
+  timeline: ScenarioTimeline;
+  answers: readonly PingAnswer[];
+  runs: readonly HeartbeatRun[];
+  notifications: readonly SentNotification[];
+}): HeartbeatFigures | undefined {
+  const [fault] = options.timeline.faults;
+  if (!fault) {
+    return undefined;
+  }
+  return heartbeatFigures({
+    ...options,
+    from: fault.from,
+    to: options.timeline.to,
+  });
+}
+
+/** What a scenario's row says of its heartbeat: a note, and its misses. @internal */
+export function heartbeatReport(
+  system: string,
+  figures: HeartbeatFigures,
+): { note: string; misses: string[] } {
+  const refused =
+    figures.refused.length > 0
+      ? `, ${figures.refused.length} refused (${figures.refused
+          .slice(0, 3)
+          .join('; ')})`
+      : '';
+  return {
+    note: `heartbeat ${system} pinged throughout: ${figures.pings} pings (${figures.journaled} journaled${refused}), ${figures.transitions.length} transition(s), ${figures.notified.length} notification(s)`,
+    misses: [
+      ...figures.transitions.map(
+        transition =>
+          `${system}/${transition} (a heartbeat pinged throughout: Vigil's own fault)`,
+      ),
+      ...figures.refused.map(ping => `${system} ping refused on ${ping}`),
+    ],
   };
 }

@@ -39,6 +39,7 @@ import {
   ChaosApi,
   type ChaosContext,
   CHURN_SYSTEM,
+  ENVIRONMENTS,
   FLIPPED_SYSTEMS,
   ON_DEMAND_CHECK,
   pgCtlCluster,
@@ -50,6 +51,12 @@ import {
 } from './chaosScenarios';
 import { readChaosSettings } from './chaosSettings';
 import { ChaosTargets } from './ChaosTargets';
+import {
+  HEARTBEAT_CHECK,
+  HEARTBEAT_SYSTEM,
+  startChaosHeartbeat,
+} from './chaosHeartbeat';
+import { heartbeatReport, scenarioHeartbeat } from './heartbeatFigures';
 import { FaultProxy } from './FaultProxy';
 import { SuiteDatabase } from './SuiteDatabase';
 
@@ -69,12 +76,24 @@ const INSTANCE_CONFIG = {
   minimumInterval: '1s',
   rollup: { window: `${ROLLUP_WINDOW_MS}ms` },
   runNow: { perCallerPerMinute: 60 },
+  // The heartbeat's job pings each URL every second, through fewer
+  // instances while one restarts.
+  heartbeats: { pingsPerMinute: 120 },
 };
 
+/** Scenarios whose database fault the heartbeat check must ride out. */
+const HEARTBEAT_JUDGED_IN = ['db-drop', 'pg-restart'];
+
+/** Time for the heartbeat's first notifications, if any, to be delivered. */
+const HEARTBEAT_SETTLE_MS = 5_000;
+
 /** The flipped systems, the run-now check's and the churned checks'. */
-const CATALOG = [...FLIPPED_SYSTEMS, ON_DEMAND_CHECK, CHURN_SYSTEM].map(
-  chaosSystem,
-);
+const CATALOG = [
+  ...FLIPPED_SYSTEMS,
+  ON_DEMAND_CHECK,
+  CHURN_SYSTEM,
+  HEARTBEAT_SYSTEM,
+].map(chaosSystem);
 
 function log(message: string): void {
   process.stderr.write(`[chaos] ${message}\n`);
@@ -258,6 +277,17 @@ async function runScenarios(ctx: ChaosContext): Promise<Outcome[]> {
   if (outcomes[0].error) {
     return outcomes;
   }
+  // A job that never misses a ping, through every scenario after.
+  ctx.heartbeat = await startChaosHeartbeat({
+    api: ctx.api,
+    instances: () => ctx.fleet.running(),
+    database: ctx.database,
+    environments: ENVIRONMENTS,
+  });
+  log(
+    `  heartbeat ${HEARTBEAT_CHECK} on ${HEARTBEAT_SYSTEM} pinged every second`,
+  );
+  await sleep(HEARTBEAT_SETTLE_MS);
   for (const name of ctx.settings.scenarios) {
     await attempt(name, SCENARIOS[name].title, SCENARIOS[name].run);
   }
@@ -284,6 +314,7 @@ async function report(
   const results = outcomes.map(({ name, run, error }) =>
     run ? resultOf(name, run, data) : { name, error, notes: [] },
   );
+  await judgeHeartbeat(ctx, outcomes, results, data.announced.spurious);
   const { table, misses, passed } = chaosReport(results);
   const missedBy = (name: string) =>
     misses.some(miss => miss.startsWith(`${name}:`));
@@ -374,6 +405,7 @@ async function main(): Promise<number> {
     try {
       outcomes = await runScenarios(ctx);
     } finally {
+      await ctx.heartbeat?.stop();
       await ensurePostgresRuns(ctx);
       await fleet.stopAll();
     }
@@ -383,6 +415,42 @@ async function main(): Promise<number> {
     await proxy.close();
     await database.close({ keep: settings.keepDatabase });
   }
+}
+
+/**
+ * The heartbeat pinged throughout must ride out each database fault: a
+ * transition or a refused ping is a miss (in its row's transitions lost),
+ * and a notification of its system is spurious (its system has no flips).
+ */
+async function judgeHeartbeat(
+  ctx: ChaosContext,
+  outcomes: Outcome[],
+  results: ScenarioResult[],
+  notifications: ReturnType<typeof announceFlips>['spurious'],
+): Promise<void> {
+  const pinger = ctx.heartbeat;
+  if (!pinger) {
+    return;
+  }
+  const runs = await ctx.database.readRunStatuses(HEARTBEAT_CHECK);
+  outcomes.forEach(({ name, run }, i) => {
+    const figures =
+      run &&
+      HEARTBEAT_JUDGED_IN.includes(name) &&
+      scenarioHeartbeat({
+        system: HEARTBEAT_SYSTEM,
+        timeline: run.timeline,
+        answers: pinger.answers,
+        runs,
+        notifications,
+      });
+    if (!figures) {
+      return;
+    }
+    const { note, misses } = heartbeatReport(HEARTBEAT_SYSTEM, figures);
+    results[i].notes.push(note);
+    results[i].transitions?.lost.push(...misses);
+  });
 }
 
 /** Never leaves PostgreSQL stopped, whatever a scenario did to it. */
