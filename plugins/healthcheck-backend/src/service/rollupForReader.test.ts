@@ -59,6 +59,41 @@ describe('otherEntitiesNamedIn', () => {
   });
 });
 
+describe('forReader and the cause of an outage', () => {
+  const caused = {
+    ...checkout,
+    environments: [
+      {
+        name: 'production',
+        status: 'unhealthy' as const,
+        healthy: 0,
+        total: 2,
+        since: '2026-12-01T11:00:00.000Z',
+        causedBy: 'system:default/payments',
+      },
+    ],
+  };
+
+  it('names the system an environment is put down to among the other entities', () => {
+    expect(otherEntitiesNamedIn([{ ...caused, upstream: [] }])).toContain(
+      'system:default/payments',
+    );
+  });
+
+  it('keeps the cause for a reader who can read it, and leaves it out for one who cannot', () => {
+    const everything = new Set(otherEntitiesNamedIn([caused]));
+    expect(forReader(caused, everything).environments[0].causedBy).toBe(
+      'system:default/payments',
+    );
+    const notPayments = new Set(
+      [...everything].filter(ref => ref !== 'system:default/payments'),
+    );
+    const seen = forReader(caused, notPayments);
+    expect(seen.environments[0]).not.toHaveProperty('causedBy');
+    expect(JSON.stringify(seen)).not.toMatch(/payments/);
+  });
+});
+
 describe('forReader', () => {
   it('leaves out upstream systems and components the reader cannot read, and keeps the status', () => {
     const seen = forReader(

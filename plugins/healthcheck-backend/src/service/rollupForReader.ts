@@ -18,6 +18,9 @@ export function otherEntitiesNamedIn(
   const refs = new Set<string>();
   for (const answer of answers) {
     answer.upstream.forEach(u => refs.add(u.systemRef));
+    answer.environments.forEach(
+      e => e.causedBy && refs.add(e.causedBy.toLowerCase()),
+    );
     answer.reasons.forEach(r => r.components?.forEach(c => refs.add(c)));
     answer.checks?.forEach(row => row.components?.forEach(c => refs.add(c)));
   }
@@ -26,8 +29,8 @@ export function otherEntitiesNamedIn(
 
 /**
  * A system's answer as a caller who can read only the `readable` entities
- * may see it: upstream systems and targeted components they cannot read
- * are left out, so the health of a system they can read tells them nothing
+ * may see it: upstream systems (listed, or named as an environment's
+ * cause) and targeted components they cannot read are left out, so the health of a system they can read tells them nothing
  * of one they cannot. The status stays: it is the system's own (the worst
  * of its environments), which upstream systems only explain. Whatever
  * leaves nothing out is the same object (the answer itself when nothing
@@ -47,14 +50,31 @@ export function forReader<T extends SystemAnswer>(
   const checks =
     answer.checks &&
     sameOrMapped(answer.checks, item => withReadableComponents(item, readable));
+  const environments = sameOrMapped(answer.environments, environment => {
+    if (
+      !environment.causedBy ||
+      readable.has(environment.causedBy.toLowerCase())
+    ) {
+      return environment;
+    }
+    const { causedBy: _hidden, ...rest } = environment;
+    return rest;
+  });
   if (
     upstream === answer.upstream &&
     reasons === answer.reasons &&
-    checks === answer.checks
+    checks === answer.checks &&
+    environments === answer.environments
   ) {
     return answer;
   }
-  return { ...answer, upstream, reasons, ...(checks && { checks }) };
+  return {
+    ...answer,
+    upstream,
+    reasons,
+    environments,
+    ...(checks && { checks }),
+  };
 }
 
 /** An item without the components the reader cannot read (the item itself when it can read all). */

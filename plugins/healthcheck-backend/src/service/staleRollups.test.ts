@@ -7,7 +7,6 @@ import request from 'supertest';
 import { appWithErrorMiddleware } from '../__testUtils__/appWithErrorMiddleware';
 import { requiredTestDatabases } from '../__testUtils__/testDatabases';
 import { badgeLoaders, createBadgeRouter } from '../badges';
-import { DatabaseStateStore } from '../database/DatabaseStateStore';
 import { liveKeysUnder } from '../rollup/liveKeys';
 import {
   DEMO_SLICES,
@@ -33,7 +32,7 @@ describe('rollups while the database cannot be read', () => {
       const { knex, catalog } = await testbed.setup(databaseId);
       // This instance's own connection to the database, which it loses.
       const client = testbed.otherClient(knex);
-      const store = new DatabaseStateStore(client);
+      const store = testbed.storeOn(client);
       let clock = Date.now();
       const health = testbed.instance(store, catalog, 'a', {
         now: () => clock,
