@@ -35,6 +35,8 @@ export interface StopOutcome {
 /** A transition an instance logged once it stored it. @internal */
 export interface LoggedTransition {
   instance: string;
+  /** The process: an instance started again has another. */
+  pid: number;
   /** `system:default/alpha in production: healthy -> unhealthy` */
   message: string;
   /** When the suite read the line. */
@@ -65,6 +67,8 @@ export class ChaosFleet {
   readonly #memoryWaiters = new Map<number, Array<(r: MemoryReport) => void>>();
   /** Who waits for a transition line, from any instance. */
   readonly #transitionWaiters = new Set<(t: LoggedTransition) => void>();
+  /** Every transition line read, in order. */
+  readonly #transitions: LoggedTransition[] = [];
   readonly #logDir: string;
   readonly #optionsOf: (
     name: string,
@@ -173,6 +177,11 @@ export class ChaosFleet {
     return { tookMs: Date.now() - startedAt, killed };
   }
 
+  /** Every transition the instances logged, in the order the suite read them. */
+  transitions(): readonly LoggedTransition[] {
+    return this.#transitions;
+  }
+
   /**
    * The next transition logged whose message `matches`, from whichever
    * instance stores it; rejects after `timeoutMs`. Ask before making the
@@ -183,15 +192,9 @@ export class ChaosFleet {
     timeoutMs: number,
   ): Promise<LoggedTransition> {
     return new Promise((resolve, reject) => {
-      const waiter = (transition: LoggedTransition) => {
-        if (matches(transition.message)) {
-          clearTimeout(timer);
-          this.#transitionWaiters.delete(waiter);
-          resolve(transition);
-        }
-      };
+      const waiters = this.#transitionWaiters;
       const timer = setTimeout(() => {
-        this.#transitionWaiters.delete(waiter);
+        waiters.delete(waiter);
         reject(
           new Error(
             `No instance logged the transition looked for within ${
@@ -200,7 +203,14 @@ export class ChaosFleet {
           ),
         );
       }, timeoutMs);
-      this.#transitionWaiters.add(waiter);
+      function waiter(transition: LoggedTransition) {
+        if (matches(transition.message)) {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(transition);
+        }
+      }
+      waiters.add(waiter);
     });
   }
 
@@ -335,7 +345,13 @@ export class ChaosFleet {
         } else if (word === 'memory') {
           this.#memoryWaiters.get(child.pid!)?.shift()?.(JSON.parse(rest));
         } else if (word === TRANSITION_LINE) {
-          const transition = { instance: name, message: rest, at: Date.now() };
+          const transition = {
+            instance: name,
+            pid: child.pid!,
+            message: rest,
+            at: Date.now(),
+          };
+          this.#transitions.push(transition);
           for (const waiter of [...this.#transitionWaiters]) {
             waiter(transition);
           }

@@ -32,7 +32,8 @@ export const FLIPPING_CHECK = 'flipper';
  * `/<check>/<system>/<environment>` is recorded with its time and the
  * instance that sent it (found from the connection's client port, see
  * `socketOwners`), and answered 200, or 503 while the suite has made that
- * system's environment fail (for the `flipper` check only).
+ * system's environment fail (for the `flipper` check only), after a delay
+ * while the suite has made it slow.
  * @internal
  */
 export class ChaosTargets {
@@ -40,6 +41,8 @@ export class ChaosTargets {
   readonly flips: Flip[] = [];
   readonly #server: Server;
   readonly #failing = new Set<string>();
+  /** Delays of the `flipper` answers, by `<system>/<environment>`. */
+  readonly #slow = new Map<string, number>();
   readonly #instanceOfSocket = new WeakMap<Socket, string | undefined>();
 
   /**
@@ -73,9 +76,18 @@ export class ChaosTargets {
         environment,
         instance: this.#instanceOfSocket.get(req.socket),
       });
-      const failing =
-        check === FLIPPING_CHECK && this.isFailing(system, environment);
-      res.writeHead(failing ? 503 : 200).end(failing ? 'DOWN' : 'UP');
+      const flipping = check === FLIPPING_CHECK;
+      const failing = flipping && this.isFailing(system, environment);
+      const answer = () =>
+        res.writeHead(failing ? 503 : 200).end(failing ? 'DOWN' : 'UP');
+      const delayMs = flipping
+        ? this.#slow.get(`${system}/${environment}`)
+        : undefined;
+      if (delayMs) {
+        setTimeout(answer, delayMs);
+      } else {
+        answer();
+      }
     });
     // Looked up while the connection is open: its client end is still in
     // the prober's table of open files. Probes open a connection each.
@@ -112,6 +124,18 @@ export class ChaosTargets {
       this.#failing.delete(key);
     }
     this.flips.push({ at: Date.now(), system, environment, failing });
+  }
+
+  /**
+   * Makes the `flipper` target of a system's environment answer `delayMs`
+   * late (0: at once), so that its probes are under way that long.
+   */
+  slow(system: string, environment: string, delayMs: number): void {
+    if (delayMs > 0) {
+      this.#slow.set(`${system}/${environment}`, delayMs);
+    } else {
+      this.#slow.delete(`${system}/${environment}`);
+    }
   }
 
   async close(): Promise<void> {

@@ -380,6 +380,7 @@ describe('notificationsOfUser', () => {
         system: 'alpha',
         environment: 'production',
         kind: 'unhealthy',
+        scope: failedAt,
         updatedAt: 1_030_000,
       },
       {
@@ -387,6 +388,7 @@ describe('notificationsOfUser', () => {
         system: 'alpha',
         environment: 'production',
         kind: 'recovered',
+        scope: recoveredAt,
         updatedAt: undefined,
       },
     ]);
@@ -412,11 +414,19 @@ describe('notificationsOfUser', () => {
         }),
       ]),
     ).toEqual([1]);
+    const twice = [
+      row(1_001_000, failedAt, 'alpha in production is unhealthy'),
+      row(1_040_000, failedAt, 'alpha in production is unhealthy'),
+    ];
+    expect(counts(twice)).toEqual([2]);
+    // Which, to tell a second row of one scope from a second transition.
     expect(
-      counts([
-        row(1_001_000, failedAt, 'alpha in production is unhealthy'),
-        row(1_040_000, failedAt, 'alpha in production is unhealthy'),
-      ]),
-    ).toEqual([2]);
+      announceFlips(flips, notificationsOfUser(twice, OWNER)).flips[0].by.map(
+        n => [n.at, n.scope],
+      ),
+    ).toEqual([
+      [1_001_000, failedAt],
+      [1_040_000, failedAt],
+    ]);
   });
 });

@@ -353,6 +353,8 @@ export interface SentNotification {
   instance?: string;
   /** When a delivery repeated in its scope last updated it, if one did. */
   updatedAt?: number;
+  /** `healthcheck:<system ref>:<environment>:<epoch ms of the transition>` */
+  scope?: string;
 }
 
 /** A row of Backstage's notifications table, as read after the suite. @internal */
@@ -384,6 +386,7 @@ export function sentNotificationOf(notification: {
     system: systemRef.slice(systemRef.indexOf('/') + 1),
     environment: scope[3] ?? '',
     kind: / recovered$/.test(notification.title) ? 'recovered' : 'unhealthy',
+    scope: notification.scope,
   };
 }
 
@@ -410,6 +413,8 @@ export function notificationsOfUser(
 export interface AnnouncedFlip {
   flip: Flip;
   notifications: number;
+  /** The notifications tied to it, in the order they were sent. */
+  by: SentNotification[];
 }
 
 /**
@@ -427,6 +432,7 @@ export function announceFlips(
   const announced: AnnouncedFlip[] = flips.map(flip => ({
     flip,
     notifications: 0,
+    by: [],
   }));
   const spurious: SentNotification[] = [];
   const environmentOf = (x: { system: string; environment: string }) =>
@@ -453,9 +459,11 @@ export function announceFlips(
       if (index >= 0) {
         last = own[next + index];
         last.notifications++;
+        last.by.push(notification);
         next += index + 1;
       } else if (last && fits(last)) {
         last.notifications++;
+        last.by.push(notification);
       } else {
         spurious.push(notification);
       }

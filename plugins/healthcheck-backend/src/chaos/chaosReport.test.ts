@@ -64,6 +64,55 @@ describe('chaosReport', () => {
     ]);
   });
 
+  it('judges the rows of what people receive by what the owner has: each transition once, a repeat or a loss is a miss', () => {
+    const noFault = { due: 0, probed: 0, missed: [] };
+    const report = chaosReport([
+      {
+        name: 'notify-5xx',
+        ticks: ticks({ fault: noFault }),
+        transitions: { real: 4, once: 4, lost: [], repeats: 0, spurious: 0 },
+        rollupsCorrectAfterMs: 0,
+        rollupWatchMs: 20_000,
+        notes: [],
+      },
+      {
+        name: 'rolling-deploy',
+        ticks: ticks({
+          fault: noFault,
+          takeover: { due: 90, probed: 61, missed: [] },
+        }),
+        transitions: { real: 6, once: 5, lost: [], repeats: 1, spurious: 0 },
+        rollupsCorrectAfterMs: 1_500,
+        rollupWatchMs: 20_000,
+        notes: [],
+      },
+      {
+        name: 'kill-mid-transition',
+        ticks: ticks({ fault: noFault }),
+        transitions: {
+          real: 2,
+          once: 1,
+          lost: ['charlie/production healed at +31 s, never announced'],
+          repeats: 0,
+          spurious: 0,
+        },
+        rollupsCorrectAfterMs: 2_000,
+        rollupWatchMs: 20_000,
+        notes: [],
+      },
+    ]);
+    // No database fault: its column is empty, and takeovers have no target.
+    expect(report.table).toMatch(
+      /^notify-5xx +100\.0% \(200\/200\) +- +0 +0 +0 +4\/4 +0\.0 s +- +ok$/m,
+    );
+    expect(report.table).toContain('5/6 +1 repeated ✗');
+    expect(report.misses).toEqual([
+      'rolling-deploy: notified once per real transition 5/6 +1 repeated, target each real transition once, nothing else',
+      'kill-mid-transition: transitions lost 1, target 0: charlie/production healed at +31 s, never announced',
+      'kill-mid-transition: notified once per real transition 1/2, target each real transition once, nothing else',
+    ]);
+  });
+
   it('judges memory by the instance that grew most; shrinking is no leak', () => {
     const memory = (instance: string, beforeKiB: number, afterKiB: number) => ({
       instance,

@@ -23,21 +23,6 @@ export interface ChaosLogSink {
 /** The logger the plugin logs its environments' transitions with. */
 const TRANSITIONS_LOGGER = { plugin: 'healthcheck', component: 'transitions' };
 
-/**
- * A chaos instance's root logger: errors and warnings only, as the suite
- * ran its instances before, and the one info line the suite acts on: the
- * health-check plugin's `<system> in <environment>: <from> -> <to>`, which
- * it logs once a transition's status is stored, with its outbox entries,
- * and before it delivers them. The suite SIGKILLs an instance on that line
- * (kill-mid-transition), so the line goes to the sink's `transition` too.
- * Other info lines are left out: three backends' worth of task and request
- * logs would cost a small machine more than they tell.
- * @internal
- */
-export function createChaosRootLogger(sink: ChaosLogSink): RootLoggerService {
-  return new ChaosLogger(sink, {});
-}
-
 class ChaosLogger implements RootLoggerService {
   readonly #sink: ChaosLogSink;
   readonly #meta: JsonObject;
@@ -79,4 +64,19 @@ class ChaosLogger implements RootLoggerService {
     const detail = meta === undefined ? '' : ` ${format('%O', meta)}`;
     return `${new Date().toISOString()} ${level} ${labels} ${message}${detail}`;
   }
+}
+
+/**
+ * A chaos instance's root logger: errors and warnings only, as the suite
+ * ran its instances before, and the one info line the suite acts on: the
+ * health-check plugin's `<system> in <environment>: <from> -> <to>`, which
+ * it logs once a transition's status is stored, with its outbox entries,
+ * and before it delivers them. The suite SIGKILLs an instance on that line
+ * (kill-mid-transition), so the line goes to the sink's `transition` too.
+ * Other info lines are left out: three backends' worth of task and request
+ * logs would cost a small machine more than they tell.
+ * @internal
+ */
+export function createChaosRootLogger(sink: ChaosLogSink): RootLoggerService {
+  return new ChaosLogger(sink, {});
 }

@@ -9,15 +9,31 @@ describe('readChaosSettings', () => {
       latencyMs: 500,
       recoveryMs: 20_000,
       churnMs: 60_000,
+      notifyRefusalMs: 60_000,
       pgCluster: undefined,
       keepDatabase: false,
     });
   });
 
+  it('runs the scenarios of what people receive after the kill, before run now', () => {
+    expect(SCENARIO_NAMES).toEqual([
+      'db-drop',
+      'db-latency',
+      'pg-restart',
+      'kill-and-restart',
+      'notify-5xx',
+      'kill-mid-transition',
+      'rolling-deploy',
+      'run-now',
+      'churn',
+    ]);
+  });
+
   it('takes durations in seconds, and scenarios in their own order', () => {
     expect(
       readChaosSettings({
-        VIGIL_CHAOS_SCENARIOS: 'churn, db-drop',
+        VIGIL_CHAOS_SCENARIOS: 'churn, rolling-deploy,notify-5xx, db-drop',
+        VIGIL_CHAOS_NOTIFY_REFUSAL_SECONDS: '45',
         VIGIL_CHAOS_OUTAGE_SECONDS: '90',
         VIGIL_CHAOS_CHURN_SECONDS: '300',
         VIGIL_CHAOS_LATENCY_MS: '250',
@@ -25,7 +41,8 @@ describe('readChaosSettings', () => {
         VIGIL_CHAOS_KEEP_DATABASE: '1',
       }),
     ).toMatchObject({
-      scenarios: ['db-drop', 'churn'],
+      scenarios: ['db-drop', 'notify-5xx', 'rolling-deploy', 'churn'],
+      notifyRefusalMs: 45_000,
       outageMs: 90_000,
       churnMs: 300_000,
       latencyMs: 250,
@@ -45,6 +62,12 @@ describe('readChaosSettings', () => {
     );
     expect(() => readChaosSettings({ VIGIL_CHAOS_LATENCY_MS: 'x' })).toThrow(
       'VIGIL_CHAOS_LATENCY_MS',
+    );
+    // The outbox's retries back off for 31 s before they reach their longest delay.
+    expect(() =>
+      readChaosSettings({ VIGIL_CHAOS_NOTIFY_REFUSAL_SECONDS: '20' }),
+    ).toThrow(
+      "VIGIL_CHAOS_NOTIFY_REFUSAL_SECONDS must be a number of seconds >= 30, got '20'",
     );
   });
 });

@@ -4,6 +4,9 @@ export const SCENARIO_NAMES = [
   'db-latency',
   'pg-restart',
   'kill-and-restart',
+  'notify-5xx',
+  'kill-mid-transition',
+  'rolling-deploy',
   'run-now',
   'churn',
 ] as const;
@@ -13,7 +16,7 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /**
  * How long the suite's faults last, from the environment. The defaults are
- * CI's: the whole suite in about seven minutes.
+ * CI's: the whole suite in about eleven minutes.
  * @internal
  */
 export interface ChaosSettings {
@@ -32,6 +35,11 @@ export interface ChaosSettings {
   recoveryMs: number;
   /** VIGIL_CHAOS_CHURN_SECONDS: checks made and deleted each second; default 60. */
   churnMs: number;
+  /**
+   * VIGIL_CHAOS_NOTIFY_REFUSAL_SECONDS: the notifications backends answer
+   * 503 (notify-5xx); default 60.
+   */
+  notifyRefusalMs: number;
   /**
    * VIGIL_CHAOS_PG_CLUSTER: the cluster pg-restart restarts with
    * pg_ctlcluster, `15/main`; default the first in /etc/postgresql.
@@ -96,6 +104,9 @@ export function readChaosSettings(
     // Rollups have 10 s to be right; watching less could not tell.
     recoveryMs: seconds(env, 'VIGIL_CHAOS_RECOVERY_SECONDS', 20, 12),
     churnMs: seconds(env, 'VIGIL_CHAOS_CHURN_SECONDS', 60, 10),
+    // Long enough for the outbox's retries to back off to their longest
+    // delay (1 + 2 + 4 + 8 + 16 s, then 30 s): the return is waited for.
+    notifyRefusalMs: seconds(env, 'VIGIL_CHAOS_NOTIFY_REFUSAL_SECONDS', 60, 30),
     pgCluster: env.VIGIL_CHAOS_PG_CLUSTER || undefined,
     keepDatabase: env.VIGIL_CHAOS_KEEP_DATABASE === '1',
   };

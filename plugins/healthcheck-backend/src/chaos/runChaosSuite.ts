@@ -4,10 +4,10 @@
  * PostgreSQL database, every connection to it through a fault proxy the
  * suite controls; they probe loopback targets that record every hit, and
  * notify the owner through Backstage's notifications backend in their own
- * processes. Each scenario makes one fault (see chaosScenarios.ts);
- * afterwards the suite reads the databases (the notifications as the owner
- * has them) and prints one row of figures per scenario, each against its
- * target.
+ * processes. Each scenario makes one fault (see chaosScenarios.ts and
+ * notificationScenarios.ts); afterwards the suite reads the databases (the
+ * notifications as the owner has them) and prints one row of figures per
+ * scenario, each against its target.
  *
  *   yarn test:chaos      (from the repository root)
  *
@@ -185,6 +185,28 @@ function resultOf(
   if (run.wrongAtEnd) {
     const flips = data.announced.flips.filter(a => during(a.flip.at));
     const unannounced = flips.filter(a => a.notifications === 0);
+    const spurious = data.announced.spurious.filter(n => during(n.at));
+    // What the owner has more of than once, or of no flip, with its scope:
+    // one scope twice is the notifications backend's doing, two scopes two
+    // transitions stored.
+    const since = (at: number) =>
+      `+${((at - timeline.from) / 1000).toFixed(1)} s`;
+    const described = (n: SentNotification) =>
+      `${n.kind} ${n.scope} at ${since(n.at)}`;
+    for (const a of flips.filter(f => f.notifications > 1)) {
+      result.notes.push(
+        `${a.flip.system}/${a.flip.environment} ${
+          a.flip.failing ? 'failing' : 'healed'
+        } at ${since(a.flip.at)}: the owner has ${
+          a.notifications
+        } notifications of it: ${a.by.map(described).join('; ')}`,
+      );
+    }
+    if (spurious.length > 0) {
+      result.notes.push(
+        `notifications of no flip: ${examplesOf(spurious.map(described))}`,
+      );
+    }
     const lostEnvironments = new Set(
       unannounced.map(a => `${a.flip.system}/${a.flip.environment}`),
     );
@@ -195,7 +217,7 @@ function resultOf(
         (sum, a) => sum + Math.max(0, a.notifications - 1),
         0,
       ),
-      spurious: data.announced.spurious.filter(n => during(n.at)).length,
+      spurious: spurious.length,
       lost: [
         ...unannounced.map(
           a =>
@@ -225,6 +247,13 @@ function resultOf(
   result.rollupWatchMs = run.rollupWatchMs;
   result.memory = run.memory;
   return result;
+}
+
+/** A few of a list, and how many more. */
+function examplesOf(list: readonly string[], most = 5): string {
+  return `${list.slice(0, most).join('; ')}${
+    list.length > most ? `; +${list.length - most} more` : ''
+  }`;
 }
 
 /** A scenario as it went: its script's record, or why it could not finish. */
@@ -326,7 +355,9 @@ async function report(
       settings.outageMs / 1000
     } s, latency ${settings.latencyMs} ms for ${
       settings.latencyWindowMs / 1000
-    } s, churn ${settings.churnMs / 1000} s`,
+    } s, notifications refused ${settings.notifyRefusalMs / 1000} s, churn ${
+      settings.churnMs / 1000
+    } s`,
     '',
     table,
     '',
