@@ -71,6 +71,58 @@ describe('the heartbeat probe type', () => {
     expect(deafSpans.deaf).toHaveBeenCalledWith(NOW);
   });
 
+  it('does not judge a missed deadline within 30 s of a slow read, and judges it after', async () => {
+    let clock = NOW;
+    let readMs = 800;
+    const probe = createHeartbeatProbeType({
+      store: {
+        read: async () => {
+          clock += readMs;
+          return pinged;
+        },
+      },
+      now: () => clock,
+    });
+    const run = () =>
+      probe.run({
+        target: heartbeatTargetOf('s1'),
+        config,
+        timeoutMs: 5_000,
+        signal: new AbortController().signal,
+      });
+
+    await expect(run()).rejects.toThrow(TickNotJudged);
+    readMs = 5; // the database answers quickly again
+    clock += 20_000;
+    await expect(run()).rejects.toThrow(TickNotJudged);
+    clock += 11_000;
+    expect(await run()).toMatchObject({
+      ok: false,
+      error: { kind: 'timeout' },
+    });
+  });
+
+  it('judges a job that pings on time whatever the database did', async () => {
+    let clock = NOW;
+    const probe = createHeartbeatProbeType({
+      store: {
+        read: async () => {
+          clock += 800;
+          return { ...pinged, lastPingAt: NOW - 5_000 };
+        },
+      },
+      now: () => clock,
+    });
+    expect(
+      await probe.run({
+        target: heartbeatTargetOf('s1'),
+        config,
+        timeoutMs: 5_000,
+        signal: new AbortController().signal,
+      }),
+    ).toMatchObject({ ok: true });
+  });
+
   it('does not judge a tick whose read does not answer in time', async () => {
     const { run } = probeWith(() => new Promise(() => {}));
     const timeout = new AbortController();

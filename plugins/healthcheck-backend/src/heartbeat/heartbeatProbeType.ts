@@ -14,6 +14,16 @@ import { sliceIdOfHeartbeatTarget } from '../reconciler/heartbeatTargets';
 import { TickNotJudged } from '../runs/notJudged';
 import { observeHeartbeat } from './heartbeatDeadline';
 
+/** A read of the last pings slower than this means the database struggles. */
+const SLOW_READ_MS = 500;
+
+/**
+ * How long after this instance last found the database away or slow a
+ * missed deadline is not judged: pings other instances took meanwhile may
+ * still wait in their journals, to be written with the time they came.
+ */
+const SETTLE_AFTER_TROUBLE_MS = 30_000;
+
 /**
  * The `heartbeat` type: a tick "probes" by reading the slice's last pings
  * from the database (where any instance may have written them) against its
@@ -21,7 +31,9 @@ import { observeHeartbeat } from './heartbeatDeadline';
  * history, rollup, notifications and objectives of every probe. The
  * deadline moves by the time Vigil could not hear pings; a tick whose read
  * fails, or does not answer in time, is not judged: Vigil's database being
- * away says nothing about the job.
+ * away says nothing about the job. Nor is a missed deadline within 30 s of
+ * a read that failed or was slow (over 500 ms): under a slow database the
+ * other instances journal the pings they take and write them later.
  */
 export function createHeartbeatProbeType(options: {
   store: Pick<DatabaseHeartbeatStore, 'read'>;
@@ -30,14 +42,20 @@ export function createHeartbeatProbeType(options: {
 }): ProbeType<Record<string, string>> {
   const now = options.now ?? Date.now;
   const { deafSpans } = options;
+  /** When this instance last found the database away or slow. */
+  let lastTrouble = -Infinity;
   return {
     type: HEARTBEAT_CHECK_TYPE,
     async run({ target, config, signal }): Promise<ProbeResult> {
       const sliceId = sliceIdOfHeartbeatTarget(target);
       let signals: HeartbeatSlice | undefined;
+      const readFrom = now();
       try {
         signals = await untilAborted(options.store.read(sliceId), signal);
         deafSpans?.heard(now());
+        if (now() - readFrom > SLOW_READ_MS) {
+          lastTrouble = now();
+        }
       } catch (error) {
         if (signal.aborted && signal.reason?.name !== 'TimeoutError') {
           throw new TickNotJudged(
@@ -46,6 +64,7 @@ export function createHeartbeatProbeType(options: {
           );
         }
         deafSpans?.deaf(now());
+        lastTrouble = now();
         throw new TickNotJudged(
           'database',
           `Could not read the last pings: ${stringifyError(error)}`,
@@ -64,12 +83,21 @@ export function createHeartbeatProbeType(options: {
         };
       }
       const at = now();
-      return observeHeartbeat(
+      const observed = observeHeartbeat(
         signals,
         heartbeatTimingOf(config),
         at,
         deafSpans?.spans(at),
       );
+      if (!observed.ok && at - lastTrouble < SETTLE_AFTER_TROUBLE_MS) {
+        throw new TickNotJudged(
+          'database',
+          `The database was away or slow ${Math.round(
+            (at - lastTrouble) / 1000,
+          )} s ago; pings taken meanwhile may not be written yet`,
+        );
+      }
+      return observed;
     },
   };
 }

@@ -19,7 +19,9 @@ import { retryDelay } from './retryDelay';
  * `scope` updates the one the owner has instead of adding another).
  * @internal
  */
-export type OutboxDelivery = (payload: any) => Promise<void | { again: number }>;
+export type OutboxDelivery = (
+  payload: any,
+) => Promise<void | { again: number }>;
 
 /**
  * Where the state changes that call for side effects write them: in their

@@ -1,7 +1,4 @@
-import type {
-  AuthService,
-  LoggerService,
-} from '@backstage/backend-plugin-api';
+import type { AuthService, LoggerService } from '@backstage/backend-plugin-api';
 import {
   CatalogOwnershipRule,
   CoveringEntity,

@@ -2,7 +2,7 @@ import { ConfigReader } from '@backstage/config';
 import { readCoverageSettings } from './coverageSettings';
 
 describe('readCoverageSettings', () => {
-  it("is the owner rule and 20 windows and 20 objectives per system, unless configured", () => {
+  it('is the owner rule and 20 windows and 20 objectives per system, unless configured', () => {
     const defaults = readCoverageSettings(new ConfigReader({}));
     expect(defaults.rule).toBe('owner');
     expect(defaults.windowCap.perTarget).toBe(20);
@@ -40,7 +40,9 @@ describe('readCoverageSettings', () => {
     );
     expect(() =>
       readCoverageSettings(
-        new ConfigReader({ healthcheck: { slo: { maxObjectivesPerSystem: 2.5 } } }),
+        new ConfigReader({
+          healthcheck: { slo: { maxObjectivesPerSystem: 2.5 } },
+        }),
       ),
     ).toThrow('Invalid healthcheck.slo.maxObjectivesPerSystem 2.5');
   });

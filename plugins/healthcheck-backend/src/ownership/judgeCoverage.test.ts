@@ -90,7 +90,10 @@ describe('judgeCoverage', () => {
       [
         window('c', PAYMENTS_TEAM, [PAYMENTS]),
         window('a', PAYMENTS_TEAM, [PAYMENTS]),
-        window('b', PAYMENTS_TEAM, [PAYMENTS, 'healthcheck:default/payments-health']),
+        window('b', PAYMENTS_TEAM, [
+          PAYMENTS,
+          'healthcheck:default/payments-health',
+        ]),
       ],
       owners,
       windows,
@@ -104,7 +107,7 @@ describe('judgeCoverage', () => {
     expect(verdicts.get('maintenancewindow:default/c')).toEqual({
       admitted: new Set(),
       refused: [
-        'spec.systems[0]: system:default/payments is already reached by 2 MaintenanceWindow entities, the most one may be (k); its owner\'s own come first, then entity ref order, and this one is left out for it',
+        "spec.systems[0]: system:default/payments is already reached by 2 MaintenanceWindow entities, the most one may be (k); its owner's own come first, then entity ref order, and this one is left out for it",
       ],
     });
   });
@@ -157,7 +160,15 @@ describe('judgeCoverage', () => {
       ),
     );
     const verdicts = judgeCoverage(
-      [...many, objective('page', ATTACKERS, TOOLS, 'healthcheck:default/payments-health')],
+      [
+        ...many,
+        objective(
+          'page',
+          ATTACKERS,
+          TOOLS,
+          'healthcheck:default/payments-health',
+        ),
+      ],
       owners,
       { rule, cap: objectiveCap },
     );

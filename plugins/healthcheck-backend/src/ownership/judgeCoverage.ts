@@ -91,7 +91,8 @@ export function judgeCoverage(
   for (const [targetRef, list] of contenders) {
     list.sort(
       (a, b) =>
-        Number(b.own) - Number(a.own) || compareRefs(a.entity.ref, b.entity.ref),
+        Number(b.own) - Number(a.own) ||
+        compareRefs(a.entity.ref, b.entity.ref),
     );
     list.forEach(({ entity, target }, rank) => {
       const verdict = verdicts.get(entity.ref)!;
@@ -112,8 +113,7 @@ export function judgeCoverage(
     const lines = entity.targets
       .filter(target => refused.has(target))
       .map(
-        target =>
-          `${formatProblemPath(target.path)}: ${refused.get(target)}`,
+        target => `${formatProblemPath(target.path)}: ${refused.get(target)}`,
       );
     result.set(entity.ref, { admitted, refused: lines });
   }

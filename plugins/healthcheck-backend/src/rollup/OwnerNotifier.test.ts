@@ -132,7 +132,9 @@ describe('a storm along dependencies', () => {
       await set(dependents, 'unhealthy');
     }
     // What the Health tab and the overview show meanwhile.
-    const during = await health.rollups.recompute(`system:default/${DEPENDENTS[0]}`);
+    const during = await health.rollups.recompute(
+      `system:default/${DEPENDENTS[0]}`,
+    );
     await set([upstream], 'healthy');
     await set(dependents, 'healthy');
     const after = await health.rollups.recompute(
